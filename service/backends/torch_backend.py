@@ -1,0 +1,67 @@
+"""PyTorch runtime: CPU fp32, or CUDA fp16; SDPA attention where the architecture supports it."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..batching import PaddedBatch
+from ..model_spec import ModelSpec
+
+log = logging.getLogger(__name__)
+
+
+def resolve_device(device: str) -> str:
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("ZSC_DEVICE=cuda but torch sees no CUDA device")
+    return device
+
+
+class TorchBackend:
+    def __init__(self, model: torch.nn.Module, kind: str, device: str) -> None:
+        self._model = model
+        self._kind = kind
+        self.device = device
+        dtype = next(model.parameters()).dtype
+        self.name = f"torch-{device}-{str(dtype).removeprefix('torch.')}"
+
+    @classmethod
+    def load(cls, path: str | Path, spec: ModelSpec, device: str, threads: int) -> TorchBackend:
+        from transformers import AutoModel, AutoModelForSequenceClassification
+
+        device = resolve_device(device)
+        if device == "cpu":
+            torch.set_num_threads(threads or len(os.sched_getaffinity(0)))
+        dtype = torch.float16 if device == "cuda" else torch.float32
+        loader = AutoModelForSequenceClassification if spec.kind == "nli" else AutoModel
+        kwargs = {"dtype": dtype}
+        try:
+            model = loader.from_pretrained(str(path), attn_implementation="sdpa", **kwargs)
+        except (ValueError, ImportError) as exc:  # architecture without an SDPA path
+            log.info("SDPA attention unavailable (%s); using the default attention", exc)
+            model = loader.from_pretrained(str(path), **kwargs)
+        model.to(device).eval()
+        return cls(model, spec.kind, device)
+
+    @torch.inference_mode()
+    def forward(self, batch: PaddedBatch) -> np.ndarray:
+        dev = self.device
+        ids = torch.from_numpy(batch.input_ids).to(dev, non_blocking=True)
+        mask = torch.from_numpy(batch.attention_mask).to(dev, non_blocking=True)
+        inputs = {"input_ids": ids, "attention_mask": mask}
+        if batch.token_type_ids is not None:
+            inputs["token_type_ids"] = torch.from_numpy(batch.token_type_ids).to(dev, non_blocking=True)
+        out = self._model(**inputs)
+        if self._kind == "nli":
+            return out.logits.float().cpu().numpy()
+        # mean pooling over real tokens, then L2 normalisation (sentence-transformers' recipe)
+        hidden = out.last_hidden_state.float()
+        m = mask.unsqueeze(-1).to(hidden.dtype)
+        pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
+        return torch.nn.functional.normalize(pooled, p=2, dim=1).cpu().numpy()

@@ -1,0 +1,80 @@
+"""``zsc``: the project's command line (model import and store housekeeping)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+
+def _import(args: argparse.Namespace) -> int:
+    from .models import ImportError_, ImportOptions, import_model
+
+    opts = ImportOptions(
+        name=args.name,
+        kind=args.kind,
+        entailment_index=args.entailment_index,
+        contradiction_index=args.contradiction_index,
+        template=args.template,
+        max_length=args.max_length,
+        revision=args.revision,
+        verify=not args.no_verify,
+    )
+    try:
+        m = import_model(args.source, opts, progress=not args.quiet)
+    except ImportError_ as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps({"tag": str(m.tag), **dict(m.info.metadata)}, ensure_ascii=False))
+    return 0
+
+
+def _ensure_default(args: argparse.Namespace) -> int:
+    from .models import ensure_bundled
+
+    m = ensure_bundled(progress=not args.quiet)
+    print(m.tag)
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    import bentoml
+
+    for m in bentoml.models.list():
+        meta = dict(m.info.metadata)
+        if "kind" in meta:
+            print(f"{m.tag}\t{meta['kind']}\t{meta.get('source', '')}\t{meta.get('revision', '')}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="zsc", description=__doc__)
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    imp = sub.add_parser("import-model", help="import a model into the BentoML model store")
+    imp.add_argument("source", help="'bundled', a local directory, 'modelscope:<id>' or 'hf:<id>'")
+    imp.add_argument("--name", help="model name in the store (default: from the source)")
+    imp.add_argument("--kind", choices=["nli", "embedding"], help="default: detected from the config")
+    imp.add_argument("--entailment-index", type=int, help="override for configs without label names")
+    imp.add_argument("--contradiction-index", type=int)
+    imp.add_argument("--template", help="default hypothesis template, with '{}'")
+    imp.add_argument("--max-length", type=int, help="token limit per sequence (default: the model's)")
+    imp.add_argument("--revision", help="hub revision to download; also recorded in the metadata")
+    imp.add_argument("--no-verify", action="store_true", help="skip the load-and-run check")
+    imp.set_defaults(func=_import)
+
+    ens = sub.add_parser("ensure-default", help="import the bundled model if the store lacks it")
+    ens.set_defaults(func=_ensure_default)
+
+    ls = sub.add_parser("list-models", help="zero-shot models in the store")
+    ls.set_defaults(func=_list)
+
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

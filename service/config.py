@@ -1,0 +1,135 @@
+"""Every knob of the service, declared once, read from the environment (prefix ``ZSC_``).
+
+The settings object is frozen and built once per process (``settings()``); tests build their own with
+``Settings.from_env(env)``. Secrets are redacted by ``Settings.redacted()`` before they are logged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args, get_origin
+
+Device = Literal["auto", "cpu", "cuda"]
+Runtime = Literal["torch"]
+
+DEFAULT_MODEL = "all-minilm-l6-v2"
+
+
+def _doc(text: str, **kw: Any) -> Any:
+    return field(metadata={"doc": text}, **kw)
+
+
+@dataclass(frozen=True)
+class Settings:
+    # Model selection -------------------------------------------------------------------------------
+    model: str = _doc(
+        "BentoML model tag (name or name:version) to serve; the bundled English encoder when unset.",
+        default=DEFAULT_MODEL,
+    )
+    device: Device = _doc(
+        "Where the backend runs: auto picks cuda when a GPU is visible, else cpu.", default="auto"
+    )
+    runtime: Runtime = _doc("Inference runtime behind the backend protocol.", default="torch")
+    cpu_threads: int = _doc(
+        "Intra-op threads for the CPU backend; 0 = the cores this worker may use.", default=0
+    )
+
+    # Batching --------------------------------------------------------------------------------------
+    max_batch_size: int = _doc(
+        "Most requests BentoML's adaptive batcher merges into one engine call (per worker).",
+        default=64,
+    )
+    max_latency_ms: int = _doc(
+        "BentoML sheds a request with 503 when its predicted latency passes this; generous because "
+        "the cost per request varies with its label count.",
+        default=30000,
+    )
+    token_budget: int = _doc(
+        "Padded tokens (rows x padded length) in one forward pass; bounds memory and keeps batches "
+        "of short pairs wide and batches of long pairs narrow.",
+        default=8192,
+    )
+    max_rows: int = _doc("Most rows in one forward pass, whatever their length.", default=256)
+    label_cache_size: int = _doc(
+        "Label embeddings kept per process (embedding models): labels are encoded once and reused.",
+        default=65536,
+    )
+
+    # Limits ----------------------------------------------------------------------------------------
+    max_text_chars: int = _doc("Longest accepted text, in characters.", default=10000)
+    max_labels: int = _doc("Most candidate labels in one request or batch item.", default=64)
+    max_label_chars: int = _doc("Longest accepted label, in characters.", default=100)
+    max_template_chars: int = _doc("Longest accepted hypothesis template.", default=200)
+    max_batch_items: int = _doc("Most items in one /classify_batch call.", default=256)
+    max_pairs_per_request: int = _doc(
+        "Most (text, label) pairs in one call (sum over a /classify_batch call's items).",
+        default=4096,
+    )
+
+    # Process ---------------------------------------------------------------------------------------
+    workers: int = _doc("BentoML worker processes; each loads its own copy of the model.", default=1)
+    timeout_s: int = _doc("Per-request timeout before BentoML answers 504.", default=60)
+    max_concurrency: int = _doc(
+        "Requests in flight per service before BentoML answers 429 (0 = unlimited).", default=256
+    )
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            raw = env.get(f"ZSC_{f.name.upper()}")
+            if raw is None or raw == "":
+                continue
+            values[f.name] = _parse(f.name, f.type, raw)
+        settings = cls(**values)
+        settings.check()
+        return settings
+
+    def check(self) -> None:
+        positive = [
+            "max_batch_size", "max_latency_ms", "token_budget", "max_rows", "max_text_chars",
+            "max_labels", "max_label_chars", "max_template_chars", "max_batch_items",
+            "max_pairs_per_request", "workers", "timeout_s",
+        ]
+        for name in positive:
+            if getattr(self, name) <= 0:
+                raise ValueError(f"ZSC_{name.upper()} must be > 0, got {getattr(self, name)}")
+        if self.max_batch_size < 2:
+            raise ValueError("ZSC_MAX_BATCH_SIZE must be >= 2 (BentoML's batching needs it)")
+
+    def redacted(self) -> dict[str, Any]:
+        # Nothing secret lives here yet; keep the hook so later settings (Redis URLs) are masked.
+        return dataclasses.asdict(self)
+
+    @staticmethod
+    def table() -> list[tuple[str, str, str]]:
+        """(env var, default, why) rows for the README's config table."""
+        rows = []
+        for f in dataclasses.fields(Settings):
+            rows.append((f"ZSC_{f.name.upper()}", str(f.default), f.metadata["doc"]))
+        return rows
+
+
+def _parse(name: str, type_: Any, raw: str) -> Any:
+    type_ = eval(type_, globals()) if isinstance(type_, str) else type_  # noqa: S307 (own annotations)
+    if get_origin(type_) is Literal:
+        allowed = get_args(type_)
+        if raw not in allowed:
+            raise ValueError(f"ZSC_{name.upper()} must be one of {allowed}, got {raw!r}")
+        return raw
+    if type_ is int:
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValueError(f"ZSC_{name.upper()} must be an integer, got {raw!r}") from None
+    return raw
+
+
+@functools.lru_cache(maxsize=1)
+def settings() -> Settings:
+    return Settings.from_env()

@@ -1,0 +1,45 @@
+"""What the service needs to know about a model, stored as BentoML model metadata at import time."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+Kind = Literal["nli", "embedding"]
+
+# Templates: transformers' pipeline uses "This example is {}.", ModelScope's uses the bare label "{}".
+DEFAULT_NLI_TEMPLATE = "This example is {}."
+DEFAULT_EMBEDDING_TEMPLATE = "{}"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    kind: Kind
+    default_template: str
+    max_length: int
+    source: str
+    revision: str
+    # nli: which logit is entailment / contradiction
+    entailment_index: int | None = None
+    contradiction_index: int | None = None
+    # embedding: score = softmax(scale * cos) or sigmoid(scale * (cos - bias)) for multi-label
+    logit_scale: float = 20.0
+    multi_label_bias: float = 0.3
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("nli", "embedding"):
+            raise ValueError(f"unknown model kind {self.kind!r} (expected 'nli' or 'embedding')")
+        if self.kind == "nli" and (self.entailment_index is None or self.contradiction_index is None):
+            raise ValueError("an nli model needs entailment_index and contradiction_index")
+        if "{}" not in self.default_template:
+            raise ValueError("default_template must contain '{}'")
+        if self.max_length < 8:
+            raise ValueError("max_length must be at least 8 tokens")
+
+    def to_metadata(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    @classmethod
+    def from_metadata(cls, meta: dict[str, Any]) -> ModelSpec:
+        known = {k: meta[k] for k in cls.__dataclass_fields__ if k in meta}
+        return cls(**known)

