@@ -30,9 +30,7 @@ class PaddedBatch:
         return int(self.input_ids.shape[0] * self.input_ids.shape[1])
 
 
-def plan_micro_batches(
-    sorted_lengths: Sequence[int], token_budget: int, max_rows: int | None = None
-) -> list[range]:
+def plan_micro_batches(sorted_lengths: Sequence[int], token_budget: int, max_rows: int | None = None) -> list[range]:
     """Cut ascending lengths into consecutive ranges with ``rows * max_length <= token_budget``.
 
     A single sequence longer than the budget gets a batch of its own (it cannot be split and must

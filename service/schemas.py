@@ -8,6 +8,7 @@ Limits come from ``config.settings()``.
 from __future__ import annotations
 
 import re
+
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator, model_validator
 
 from .config import settings
@@ -28,12 +29,10 @@ class ClassifyRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
-            "examples": [
-                {
-                    "text": "My card was charged twice for one order",
-                    "labels": ["billing", "shipping", "praise"],
-                }
-            ]
+            "example": {
+                "text": "My card was charged twice for one order",
+                "labels": ["billing", "shipping", "praise"],
+            }
         },
     )
 
@@ -80,8 +79,7 @@ class ClassifyRequest(BaseModel):
                 raise ValueError(f"label {i} is empty: remove it or give it a name")
             if len(label) > s.max_label_chars:
                 raise ValueError(
-                    f"label {i} has {len(label)} characters; the limit is {s.max_label_chars} "
-                    "(ZSC_MAX_LABEL_CHARS)"
+                    f"label {i} has {len(label)} characters; the limit is {s.max_label_chars} (ZSC_MAX_LABEL_CHARS)"
                 )
             if label in seen:
                 raise ValueError(f"label {label!r} appears twice: labels must be unique")
@@ -97,7 +95,9 @@ class ClassifyRequest(BaseModel):
         if len(template) > limit:
             raise ValueError(f"hypothesis_template is longer than {limit} characters")
         if "{}" not in template:
-            raise ValueError("hypothesis_template must contain '{}' where the label goes, e.g. 'This text is about {}.'")
+            raise ValueError(
+                "hypothesis_template must contain '{}' where the label goes, e.g. 'This text is about {}.'"
+            )
         try:
             template.format("label")
         except (IndexError, KeyError, ValueError):
@@ -125,14 +125,12 @@ class ClassifyBatchRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
-            "examples": [
-                {
-                    "items": [
-                        {"text": "The striker scored twice in the final", "labels": ["sports", "business"]},
-                        {"text": "Shares fell 5% after the earnings call", "labels": "sports, business, tech"},
-                    ]
-                }
-            ]
+            "example": {
+                "items": [
+                    {"text": "The striker scored twice in the final", "labels": ["sports", "business"]},
+                    {"text": "Shares fell 5% after the earnings call", "labels": "sports, business, tech"},
+                ]
+            }
         },
     )
 

