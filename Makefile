@@ -24,7 +24,7 @@ $(BIN)/.installed: pyproject.toml $(CONSTRAINTS)
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -c $(CONSTRAINTS) -e ".[hub,dev]"
+	$(BIN)/pip install -c $(CONSTRAINTS) -e ".[onnx,torch,import,dev]"
 	touch $@
 
 venv: $(BIN)/.installed
@@ -46,12 +46,12 @@ system-deps:
 	fi
 
 lint: venv
-	$(BIN)/ruff check service tests
-	$(BIN)/ruff format --check service tests
+	$(BIN)/ruff check service tests loadtest
+	$(BIN)/ruff format --check service tests loadtest
 
 format: venv
-	$(BIN)/ruff format service tests
-	$(BIN)/ruff check --fix service tests
+	$(BIN)/ruff format service tests loadtest
+	$(BIN)/ruff check --fix service tests loadtest
 
 test: system-deps venv lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -11,6 +11,11 @@ import sys
 def _import(args: argparse.Namespace) -> int:
     from .models import ImportError_, ImportOptions, import_model
 
+    variants = [v for v in args.onnx.split(",") if v]
+    if bad := [v for v in variants if v not in ("fp32", "int8", "fp16")]:
+        print(f"error: unknown ONNX variant(s) {bad}: use fp32, int8, fp16", file=sys.stderr)
+        return 2
+
     opts = ImportOptions(
         name=args.name,
         kind=args.kind,
@@ -20,6 +25,7 @@ def _import(args: argparse.Namespace) -> int:
         max_length=args.max_length,
         revision=args.revision,
         offline=args.offline,
+        onnx=() if args.no_onnx else tuple(variants),
         verify=not args.no_verify,
     )
     try:
@@ -66,6 +72,12 @@ def main(argv: list[str] | None = None) -> int:
     imp.add_argument(
         "--offline", action="store_true", help="hub sources: use the local hub cache only (air-gapped hosts)"
     )
+    imp.add_argument(
+        "--onnx",
+        default="fp32,int8",
+        help="ONNX variants to export at import (fp32 always; int8 for CPU; fp16 for CUDA), comma-separated",
+    )
+    imp.add_argument("--no-onnx", action="store_true", help="skip the ONNX export (torch runtime only)")
     imp.add_argument("--no-verify", action="store_true", help="skip the load-and-run check")
     imp.set_defaults(func=_import)
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args, get_origin
 
 Device = Literal["auto", "cpu", "cuda"]
-Runtime = Literal["torch"]
+Runtime = Literal["auto", "torch", "onnx"]
+OnnxVariant = Literal["auto", "fp32", "int8", "fp16"]
 
 DEFAULT_MODEL = "all-minilm-l6-v2"
 
@@ -31,7 +32,15 @@ class Settings:
         default=DEFAULT_MODEL,
     )
     device: Device = _doc("Where the backend runs: auto picks cuda when a GPU is visible, else cpu.", default="auto")
-    runtime: Runtime = _doc("Inference runtime behind the backend protocol.", default="torch")
+    runtime: Runtime = _doc(
+        "Inference runtime: onnx (ONNX Runtime), torch, or auto = onnx when the model has an ONNX export.",
+        default="auto",
+    )
+    onnx_variant: OnnxVariant = _doc(
+        "ONNX graph: fp32, int8 (dynamic quantization: faster on CPU, slightly different scores), fp16 "
+        "(CUDA), or auto = fp16 on a GPU when exported, else fp32.",
+        default="auto",
+    )
     cpu_threads: int = _doc("Intra-op threads for the CPU backend; 0 = the cores this worker may use.", default=0)
 
     # Batching --------------------------------------------------------------------------------------

@@ -62,6 +62,7 @@ class ImportOptions:
     revision: str | None = None
     offline: bool = False  # hub sources: use only what the local hub cache already holds
     verify: bool = True
+    onnx: tuple[str, ...] = ("fp32", "int8")  # ONNX variants to export next to the weights; () = none
 
 
 # -- resolving a source to a local directory ---------------------------------------------------------
@@ -271,7 +272,40 @@ def prepare(source: str, opts: ImportOptions, workdir: Path, progress: bool = Tr
     )
     if opts.verify:
         _verify(workdir, spec)
+    if opts.onnx:
+        _export_onnx(workdir, spec, opts.onnx, progress)
     return opts.name or suggested or "zsc-model", spec
+
+
+def _export_onnx(workdir: Path, spec: ModelSpec, variants: tuple[str, ...], progress: bool) -> None:
+    import importlib.util
+
+    missing = [m for m in ("onnx", "onnxruntime", "torch") if importlib.util.find_spec(m) is None]
+    if missing:
+        log.warning("not exporting ONNX: %s not installed (pip install '.[import]')", ", ".join(missing))
+        return
+    from .onnx_export import export
+
+    say = (lambda msg: log.info("%s", msg)) if progress else (lambda msg: None)
+    export(workdir, spec, variants, progress=say)
+    # the fp32 graph must reproduce the torch scores; refuse an export that does not
+    from .backends import load_backend
+    from .engine import Engine, Task
+    from .tokenization import Tokenizer
+
+    tokenizer = Tokenizer.load(workdir, spec.max_length)
+    tasks = [Task(f"export check {i} " * (i + 1), ("yes", "no", "maybe"), spec.default_template) for i in range(4)]
+    scores = {}
+    for runtime in ("torch", "onnx"):
+        engine = Engine(spec, tokenizer, load_backend(workdir, spec, runtime, "cpu", 0, "fp32"), 4096)
+        outcomes, _ = engine.run(tasks)
+        scores[runtime] = [o.scores for o in outcomes]
+    import numpy as np
+
+    diff = float(np.abs(np.array(scores["torch"]) - np.array(scores["onnx"])).max())
+    if diff > 1e-3:
+        raise ImportError_(f"ONNX export disagrees with torch (max score difference {diff:.2e})")
+    say(f"ONNX fp32 matches torch (max score difference {diff:.1e})")
 
 
 def import_model(source: str, opts: ImportOptions = ImportOptions(), progress: bool = True):

@@ -49,7 +49,7 @@ class ZeroShotClassifier:
         self.spec = load_spec(stored)
         self.model_tag = str(stored.tag)
         self._metrics = metrics
-        backend = load_backend(stored.path, self.spec, S.runtime, S.device, S.cpu_threads)
+        backend = load_backend(stored.path, self.spec, S.runtime, S.device, S.cpu_threads, S.onnx_variant)
         self.engine = Engine(
             self.spec,
             Tokenizer.load(stored.path, self.spec.max_length),

@@ -1,0 +1,157 @@
+"""Export a stored model to ONNX at import time: fp32 graph, fused, plus an int8 dynamic-quantized copy.
+
+Needs torch and onnx (import/export only); serving an exported model needs only onnxruntime. Files land
+in the model directory, next to the weights:
+
+    onnx/model.onnx         fp32, fused by onnxruntime's transformer optimizer when the architecture is BERT-like
+    onnx/model.int8.onnx    dynamic int8 quantization of the fused graph (int8 weights, activations on the fly)
+    onnx/model.fp16.onnx    (opt-in) fp16 weights and compute for CUDA; fp32 inputs/outputs
+
+Inputs ``input_ids``, ``attention_mask`` (and ``token_type_ids`` when the model has segments), dynamic batch
+and sequence axes. Output ``logits`` for NLI models, ``embeddings`` (mean-pooled, L2-normalised) for
+embedding models, so the ONNX backend returns exactly what the torch backend returns.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+from .model_spec import ModelSpec
+
+log = logging.getLogger(__name__)
+
+ONNX_DIR = "onnx"
+FP32 = "model.onnx"
+INT8 = "model.int8.onnx"
+FP16 = "model.fp16.onnx"
+VARIANT_FILES = {"fp32": FP32, "int8": INT8, "fp16": FP16}
+# model types onnxruntime's transformer optimizer knows how to fuse (attention, LayerNorm, GELU)
+_OPTIMIZER_TYPES = {
+    "bert": "bert",
+    "roberta": "bert",
+    "xlm-roberta": "bert",
+    "distilbert": "bert",
+    "electra": "bert",
+    "deberta-v2": "bert",
+    "mpnet": "bert",
+}
+
+
+def onnx_path(model_dir: str | Path, variant: str = "fp32") -> Path:
+    return Path(model_dir) / ONNX_DIR / VARIANT_FILES[variant]
+
+
+def _wrapper(model, kind: str):
+    import torch
+
+    class Logits(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, input_ids, attention_mask, token_type_ids=None):
+            kw = {"token_type_ids": token_type_ids} if token_type_ids is not None else {}
+            return self.m(input_ids=input_ids, attention_mask=attention_mask, **kw).logits
+
+    class Embeddings(Logits):
+        def forward(self, input_ids, attention_mask, token_type_ids=None):
+            kw = {"token_type_ids": token_type_ids} if token_type_ids is not None else {}
+            hidden = self.m(input_ids=input_ids, attention_mask=attention_mask, **kw).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2, dim=1)
+
+    return (Logits if kind == "nli" else Embeddings)(model).eval()
+
+
+def export(
+    model_dir: str | Path, spec: ModelSpec, variants: tuple[str, ...] = ("fp32", "int8"), progress=print
+) -> list[Path]:
+    """Write the ONNX files into ``model_dir/onnx``; returns their paths. fp32 is always written."""
+    import torch
+    from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassification
+
+    model_dir = Path(model_dir)
+    out_dir = model_dir / ONNX_DIR
+    out_dir.mkdir(exist_ok=True)
+    config = AutoConfig.from_pretrained(str(model_dir))
+    loader = AutoModelForSequenceClassification if spec.kind == "nli" else AutoModel
+    # eager attention exports the plain MatMul/Softmax pattern the optimizer recognises and fuses
+    model = loader.from_pretrained(str(model_dir), attn_implementation="eager", dtype=torch.float32)
+    has_types = getattr(config, "type_vocab_size", 0) and config.model_type not in ("roberta", "xlm-roberta")
+    names = ["input_ids", "attention_mask"] + (["token_type_ids"] if has_types else [])
+    dummy = tuple(torch.ones((2, 16), dtype=torch.long) for _ in names)
+    output = "logits" if spec.kind == "nli" else "embeddings"
+    axes = {n: {0: "batch", 1: "sequence"} for n in names} | {output: {0: "batch"}}
+
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "raw.onnx"
+        progress(f"[1/3] exporting {spec.kind} model to ONNX (opset 17)")
+        torch.onnx.export(
+            _wrapper(model, spec.kind),
+            dummy,
+            str(raw),
+            input_names=names,
+            output_names=[output],
+            dynamic_axes=axes,
+            opset_version=17,
+            do_constant_folding=True,
+            dynamo=False,
+        )
+        fp32 = out_dir / FP32
+        opt_type = _OPTIMIZER_TYPES.get(config.model_type)
+        if opt_type:
+            progress(f"[2/3] fusing attention/LayerNorm/GELU with onnxruntime's transformer optimizer ({opt_type})")
+            from onnxruntime.transformers.optimizer import optimize_model
+
+            optimized = optimize_model(
+                str(raw),
+                model_type=opt_type,
+                num_heads=config.num_attention_heads,
+                hidden_size=config.hidden_size,
+                opt_level=1,
+                use_gpu=False,
+            )
+            log.info("fused operators: %s", optimized.get_fused_operator_statistics())
+            optimized.save_model_to_file(str(fp32))
+            if "fp16" in variants:
+                progress("[2/3] converting the fused graph to fp16 for the CUDA execution provider")
+                optimized.convert_float_to_float16(keep_io_types=True)
+                optimized.save_model_to_file(str(out_dir / FP16))
+        else:
+            progress(f"[2/3] no fusion rules for model_type {config.model_type}; keeping the plain graph")
+            os.replace(raw, fp32)
+    paths = [fp32] + ([out_dir / FP16] if (out_dir / FP16).is_file() else [])
+    if "int8" in variants:
+        progress("[3/3] quantizing to int8 (dynamic, per-channel weights)")
+        import onnx
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        # fused contrib ops defeat ONNX shape inference; their outputs are float32
+        quantize_dynamic(
+            str(fp32),
+            str(out_dir / INT8),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            # AVX2 without VNNI computes u8s8 with VPMADDUBSW, which saturates at full 8-bit range
+            reduce_range=True,
+            op_types_to_quantize=["MatMul", "Attention", "Gemm"],
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+        )
+        paths.append(out_dir / INT8)
+    (out_dir / "export.json").write_text(
+        json.dumps(
+            {
+                "inputs": names,
+                "output": output,
+                "opset": 17,
+                "fused": bool(opt_type),
+                "variants": [p.name for p in paths],
+            }
+        )
+    )
+    return paths
