@@ -1,8 +1,9 @@
 """Token-budget batch planning and padding. Pure functions, no model, no framework.
 
 A forward pass costs (rows x padded length); padding is paid in full on CPU and GPU alike. So the engine
-sorts sequences by length and cuts consecutive runs whose padded size stays within a token budget:
-short pairs travel in wide batches, long pairs in narrow ones.
+sorts sequences by length and cuts consecutive runs whose padded size stays within a token budget, choosing
+the cuts that waste the least padding for the number of forward calls they make: short pairs travel in
+wide batches, long pairs in narrow ones.
 """
 
 from __future__ import annotations
@@ -30,32 +31,46 @@ class PaddedBatch:
         return int(self.input_ids.shape[0] * self.input_ids.shape[1])
 
 
-def plan_micro_batches(sorted_lengths: Sequence[int], token_budget: int, max_rows: int | None = None) -> list[range]:
-    """Cut ascending lengths into consecutive ranges with ``rows * max_length <= token_budget``.
+def plan_micro_batches(
+    sorted_lengths: Sequence[int],
+    token_budget: int,
+    max_rows: int | None = None,
+    overhead_tokens: int = 64,
+) -> list[range]:
+    """Cut ascending lengths into consecutive ranges that minimise padded tokens + a fixed cost per batch.
 
-    A single sequence longer than the budget gets a batch of its own (it cannot be split and must
-    still be answered); no other batch ever exceeds the budget.
+    Cost of a batch = rows x its longest length (what the forward pass computes, padding included)
+    + ``overhead_tokens`` (the fixed price of one forward call, in token equivalents). Constraints:
+    ``rows * longest <= token_budget`` and ``rows <= max_rows``; a single sequence longer than the budget
+    gets a batch of its own (it cannot be split and must still be answered).
+
+    Dynamic programming over cut points, vectorised per end point: O(n x widest batch) numpy work.
     """
     if token_budget <= 0:
         raise ValueError("token_budget must be positive")
-    if any(b < a for a, b in zip(sorted_lengths, sorted_lengths[1:])):
+    lengths = np.asarray(sorted_lengths, dtype=np.int64)
+    n = len(lengths)
+    if n and np.any(np.diff(lengths) < 0):
         raise ValueError("lengths must be sorted ascending")
+    best = np.zeros(n + 1, dtype=np.float64)  # best[j] = cheapest plan for the first j sequences
+    cut = np.zeros(n + 1, dtype=np.int64)  # cut[j] = start of the last batch in that plan
+    for j in range(1, n + 1):
+        longest = int(lengths[j - 1])
+        widest = max(1, token_budget // longest)  # rows allowed at this padded length
+        if max_rows is not None:
+            widest = min(widest, max_rows)
+        lo = max(0, j - widest)
+        starts = np.arange(lo, j)
+        costs = best[lo:j] + (j - starts) * longest + overhead_tokens
+        k = int(np.argmin(costs))
+        best[j] = costs[k]
+        cut[j] = lo + k
     batches: list[range] = []
-    start = 0
-    n = len(sorted_lengths)
-    while start < n:
-        end = start + 1  # always take at least one row
-        while end < n:
-            rows = end + 1 - start
-            if max_rows is not None and rows > max_rows:
-                break
-            # ascending order: the new row is the longest, so it sets the padded length
-            if rows * sorted_lengths[end] > token_budget:
-                break
-            end += 1
-        batches.append(range(start, end))
-        start = end
-    return batches
+    j = n
+    while j > 0:
+        batches.append(range(int(cut[j]), j))
+        j = int(cut[j])
+    return batches[::-1]
 
 
 def pad(

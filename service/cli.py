@@ -88,7 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     ls.set_defaults(func=_list)
 
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    # our progress lines at INFO; third-party loggers (onnxruntime's quantizer logs every tensor) at WARNING
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("service").setLevel(logging.INFO)
     return args.func(args)
 
 

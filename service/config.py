@@ -59,6 +59,11 @@ class Settings:
         default=8192,
     )
     max_rows: int = _doc("Most rows in one forward pass, whatever their length.", default=256)
+    batch_overhead_tokens: int = _doc(
+        "Fixed cost of one forward pass in padded-token equivalents, for planning micro-batches: "
+        "higher merges more (GPU), lower pads less (CPU).",
+        default=64,
+    )
     label_cache_size: int = _doc(
         "Label embeddings kept per process (embedding models): labels are encoded once and reused.",
         default=65536,

@@ -94,12 +94,14 @@ class Engine:
         token_budget: int,
         max_rows: int | None = None,
         label_cache_size: int = 65536,
+        batch_overhead_tokens: int = 64,
     ) -> None:
         self.spec = spec
         self.tokenizer = tokenizer
         self.backend = backend
         self.token_budget = token_budget
         self.max_rows = max_rows
+        self.batch_overhead_tokens = batch_overhead_tokens
         self.label_cache = LabelVectorCache(label_cache_size)
 
     # -- public -------------------------------------------------------------------------------------
@@ -201,7 +203,7 @@ class Engine:
         sorted_lengths = lengths[order].tolist()
         out: np.ndarray | None = None
         t0 = time.perf_counter()
-        for chunk in plan_micro_batches(sorted_lengths, self.token_budget, self.max_rows):
+        for chunk in plan_micro_batches(sorted_lengths, self.token_budget, self.max_rows, self.batch_overhead_tokens):
             rows = order[chunk.start : chunk.stop]
             batch = pad(
                 [ids[i] for i in rows],

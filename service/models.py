@@ -315,7 +315,7 @@ def import_model(source: str, opts: ImportOptions = ImportOptions(), progress: b
     with tempfile.TemporaryDirectory(prefix="zsc-import-") as tmp:
         name, spec = prepare(source, opts, Path(tmp), progress)
         with bentoml.models.create(name, metadata=spec.to_metadata(), labels={"kind": spec.kind}) as m:
-            _copy_with_progress(_files_to_copy(Path(tmp)), Path(tmp), Path(m.path), progress=False)
+            shutil.copytree(tmp, m.path, dirs_exist_ok=True)  # the normalised dir, ONNX files included
     log.info("imported %s as %s (%s, revision %s)", source, m.tag, spec.kind, spec.revision)
     return m
 

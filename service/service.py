@@ -57,6 +57,7 @@ class ZeroShotClassifier:
             token_budget=S.token_budget,
             max_rows=S.max_rows,
             label_cache_size=S.label_cache_size,
+            batch_overhead_tokens=S.batch_overhead_tokens,
         )
         log.info("loaded %s (%s) on %s; warming up", self.model_tag, self.spec.kind, backend.name)
         self.engine.warmup()

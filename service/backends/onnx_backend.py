@@ -48,6 +48,9 @@ class OnnxBackend:
         opts.inter_op_num_threads = 1
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Idle intra-op threads spin by default: on a small machine that steals the cores the HTTP
+        # layer, the tokenizer and other workers need while a batch is being collected.
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = ort.InferenceSession(str(model_file), sess_options=opts, providers=providers)
         on_gpu = session.get_providers()[0] == "CUDAExecutionProvider"
         name = f"onnx-{'cuda' if on_gpu else 'cpu'}-{variant}"

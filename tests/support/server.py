@@ -1,56 +1,18 @@
-"""Start and stop real processes for integration tests: ``bentoml serve`` on a free loopback port."""
+"""Real processes for integration tests: ``bentoml serve`` on a free loopback port, the ``zsc`` CLI."""
 
 from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-import httpx
+from loadtest.procs import ROOT, free_port, start, stop, wait_ready
 
-ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_ready(url: str, proc: subprocess.Popen | None, timeout: float, log: Path | None = None) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            tail = log.read_text()[-4000:] if log and log.exists() else ""
-            raise RuntimeError(f"server exited with {proc.returncode} before ready:\n{tail}")
-        try:
-            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.3)
-    tail = log.read_text()[-4000:] if log and log.exists() else ""
-    raise TimeoutError(f"{url} not ready after {timeout}s:\n{tail}")
-
-
-def stop(proc: subprocess.Popen, timeout: float = 20) -> None:
-    if proc.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(5)
+__all__ = ["ROOT", "BIN", "bento_server", "free_port", "run_cli", "stop", "wait_ready"]
 
 
 @contextlib.contextmanager
@@ -69,10 +31,7 @@ def bento_server(
         "--port",
         str(port),
     ]
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
+    proc = start(cmd, full_env, log_path)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_ready(url, proc, ready_timeout, log_path)

