@@ -1,0 +1,455 @@
+"""The Kubernetes manifests and the monitoring files, checked offline and against a live replica.
+
+Every overlay is rendered with the real `kubectl kustomize` and every object validated with
+kubernetes-validate --strict against a pinned Kubernetes version. The three custom resources
+(ServiceMonitor, PrometheusRule, InferenceService) have no schema there: their Kubernetes-typed parts
+(containers, label selectors) are validated against the same strict schemas, the rest against the
+fields those CRDs define. The probes, the port and every metric name are checked against a real
+`bentoml serve`; the PromQL is checked (and the alerts unit-tested) by the real promtool.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import httpx
+import jsonschema
+import kubernetes_validate
+import pytest
+import referencing
+import yaml
+from kubernetes_validate.utils import SchemaNotFoundError
+
+from service.config import Settings
+from tests.support.metrics import scrape
+from tests.support.server import ROOT
+
+K8S_VERSION = "1.32.0"  # oldest Kubernetes the manifests target (native preStop sleep: 1.30+)
+K8S = ROOT / "deploy" / "k8s"
+MONITORING = ROOT / "deploy" / "monitoring"
+OVERLAYS = ["cpu", "gpu", "kserve"]
+APP = "zero-shot-classifier"
+NAMESPACE = "zero-shot"
+# Secrets the operator creates (docs/deploy.md); the manifests never carry secret values.
+EXTERNAL_SECRETS = {"zsc-redis", "zero-shot-classifier-env"}
+CRDS = {
+    ("monitoring.coreos.com/v1", "ServiceMonitor"),
+    ("monitoring.coreos.com/v1", "PrometheusRule"),
+    ("serving.kserve.io/v1beta1", "InferenceService"),
+}
+# Metrics other exporters provide (kube-state-metrics), and ones the service is about to gain
+# (the Redis cache tier's counters): their names are not looked for on the service's /metrics.
+EXTERNAL_METRIC_PREFIXES = ("kube_",)
+PENDING_METRICS = {"zsc_cache_requests_total"}
+# Labels Prometheus adds to every scraped series (target labels), and the histogram bucket label.
+TARGET_LABELS = {"namespace", "pod", "instance", "job", "service", "container", "le"}
+
+KUBECTL = shutil.which("kubectl")
+PROMTOOL = shutil.which("promtool")
+
+pytestmark = pytest.mark.timeout(300)
+
+
+# -- rendering and schemas ------------------------------------------------------------------------------
+
+
+@cache
+def render(overlay: str) -> tuple[dict, ...]:
+    assert KUBECTL, "kubectl is needed to render the kustomize overlays (it ships kustomize)"
+    result = subprocess.run(
+        [KUBECTL, "kustomize", str(K8S / "overlays" / overlay)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    return tuple(doc for doc in yaml.safe_load_all(result.stdout) if doc)
+
+
+def find(docs, kind: str, name: str | None = None) -> list[dict]:
+    return [d for d in docs if d["kind"] == kind and (name is None or d["metadata"]["name"] == name)]
+
+
+def one(docs, kind: str, name: str = APP) -> dict:
+    [doc] = find(docs, kind, name)
+    return doc
+
+
+@cache
+def _definitions() -> referencing.Registry:
+    version = kubernetes_validate.utils.major_minor(K8S_VERSION)
+    path = f"kubernetes-json-schema/v{version}.0-local-strict/_definitions.json"
+    contents = kubernetes_validate.utils.schema_contents(path, K8S_VERSION)
+    return referencing.Resource.from_contents(contents) @ referencing.Registry()
+
+
+def validate_as(instance: dict, definition: str) -> None:
+    """Validate a part of an object against one strict Kubernetes definition (e.g. core.v1.Container)."""
+    schema = {"$ref": f"https://kubernetes.io/api/_definitions.json#/$defs/io.k8s.api.{definition}"}
+    jsonschema.Draft202012Validator(schema, registry=_definitions()).validate(instance)
+
+
+def validate_label_selector(selector: dict) -> None:
+    schema = {
+        "$ref": "https://kubernetes.io/api/_definitions.json#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+    }
+    jsonschema.Draft202012Validator(schema, registry=_definitions()).validate(selector)
+
+
+def check_crd(doc: dict) -> None:
+    spec = doc["spec"]
+    if doc["kind"] == "ServiceMonitor":
+        assert set(spec) <= {
+            "selector",
+            "endpoints",
+            "namespaceSelector",
+            "jobLabel",
+            "targetLabels",
+            "podTargetLabels",
+        }
+        validate_label_selector(spec["selector"])
+        endpoint_fields = {"port", "path", "interval", "scrapeTimeout", "honorLabels", "scheme", "relabelings"}
+        for endpoint in spec["endpoints"]:
+            assert set(endpoint) <= endpoint_fields | {"metricRelabelings", "targetPort"}, endpoint
+    elif doc["kind"] == "PrometheusRule":
+        assert set(spec) == {"groups"}
+        assert spec == alerts_file(), "prometheusrule.yaml and alerts.yml must hold the same rules"
+    elif doc["kind"] == "InferenceService":
+        assert set(spec) == {"predictor"}
+        # ComponentExtensionSpec fields; everything else in a predictor is a core/v1 PodSpec
+        extension = {
+            "minReplicas",
+            "maxReplicas",
+            "scaleMetric",
+            "scaleTarget",
+            "containerConcurrency",
+            "timeout",
+            "canaryTrafficPercent",
+            "labels",
+            "annotations",
+            "batcher",
+            "logger",
+            "deploymentStrategy",
+        }
+        predictor = spec["predictor"]
+        validate_as({k: v for k, v in predictor.items() if k not in extension}, "core.v1.PodSpec")
+        assert predictor["scaleMetric"] in {"concurrency", "rps", "cpu", "memory"}
+    else:  # pragma: no cover
+        raise AssertionError(doc["kind"])
+
+
+@cache
+def alerts_file() -> dict:
+    return yaml.safe_load((MONITORING / "alerts.yml").read_text())
+
+
+@cache
+def config_env(overlay: str) -> dict[str, str]:
+    [config] = [d for d in find(render(overlay), "ConfigMap") if d["metadata"]["name"].startswith("zsc-config")]
+    return config["data"]
+
+
+def classifier_container(overlay: str) -> dict:
+    docs = render(overlay)
+    if overlay == "kserve":
+        return one(docs, "InferenceService")["spec"]["predictor"]["containers"][0]
+    [container] = one(docs, "Deployment")["spec"]["template"]["spec"]["containers"]
+    return container
+
+
+# -- every overlay renders and validates ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_overlay_renders_and_every_object_validates(overlay):
+    docs = render(overlay)
+    kinds = {d["kind"] for d in docs}
+    assert {"Namespace", "ConfigMap", "ServiceAccount", "Deployment", "Service", "NetworkPolicy"} <= kinds
+    for doc in docs:
+        where = f"{overlay}: {doc['kind']}/{doc['metadata']['name']}"
+        if (doc["apiVersion"], doc["kind"]) in CRDS:
+            check_crd(doc)
+        else:
+            try:
+                kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
+            except SchemaNotFoundError as e:
+                pytest.fail(f"{where}: no Kubernetes {K8S_VERSION} schema ({e.message}): a typo in apiVersion?")
+            except kubernetes_validate.ValidationError as e:
+                pytest.fail(f"{where}: {'.'.join(map(str, e.path))}: {e.message}")
+        if doc["kind"] != "Namespace":
+            assert doc["metadata"].get("namespace") == NAMESPACE, where
+        assert doc["metadata"].get("labels", {}).get("app.kubernetes.io/part-of") == "zero-shot-service", where
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_reference_resolves(overlay):
+    docs = render(overlay)
+    names = {(d["kind"], d["metadata"]["name"]) for d in docs}
+    text = json.dumps(docs)
+    for ref in re.findall(r'"configMapRef": \{"name": "([^"]+)"', text):
+        assert ("ConfigMap", ref) in names, ref
+    secrets = set(re.findall(r'"(?:secretRef|secretKeyRef)": \{(?:"key": "[^"]+", )?"name": "([^"]+)"', text))
+    assert secrets, "the Redis password comes from a Secret"
+    assert secrets <= EXTERNAL_SECRETS | {n for k, n in names if k == "Secret"}, secrets
+    for account in re.findall(r'"serviceAccountName": "([^"]+)"', text):
+        assert ("ServiceAccount", account) in names
+
+    # Redis: reachable from the classifier's pods only, under the name ZSC_REDIS_URL uses
+    redis = one(docs, "Deployment", "zsc-redis")
+    redis_pod_labels = redis["spec"]["template"]["metadata"]["labels"]
+    policy = one(docs, "NetworkPolicy", "zsc-redis")
+    assert policy["spec"]["podSelector"]["matchLabels"].items() <= redis_pod_labels.items()
+    [rule] = policy["spec"]["ingress"]
+    [source] = rule["from"]
+    assert source["podSelector"]["matchLabels"] == {"app.kubernetes.io/name": APP}
+    env = {e["name"]: e for e in classifier_container(overlay)["env"]}
+    assert list(env)[:2] == ["REDIS_PASSWORD", "ZSC_REDIS_URL"], "a $(VAR) must be declared before its use"
+    assert env["ZSC_REDIS_URL"]["value"] == "redis://:$(REDIS_PASSWORD)@zsc-redis:6379/0"
+    assert ("Service", "zsc-redis") in names
+    if overlay == "kserve":
+        predictor = one(docs, "InferenceService")["spec"]["predictor"]
+        assert predictor["labels"]["app.kubernetes.io/name"] == APP
+        return
+
+    # Service -> pods -> port; ServiceMonitor -> Service -> port; PDB -> pods
+    deployment = one(docs, "Deployment")
+    pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
+    service = one(docs, "Service")
+    assert service["spec"]["selector"].items() <= pod_labels.items()
+    assert deployment["spec"]["selector"]["matchLabels"].items() <= pod_labels.items()
+    [svc_port] = service["spec"]["ports"]
+    assert svc_port["targetPort"] in {p["name"] for p in classifier_container(overlay)["ports"]}
+    monitor = one(docs, "ServiceMonitor")
+    assert monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
+    assert not monitor["spec"]["selector"]["matchLabels"].items() <= redis["metadata"]["labels"].items()
+    [endpoint] = monitor["spec"]["endpoints"]
+    assert endpoint["port"] == svc_port["name"] and endpoint["path"] == "/metrics"
+    assert endpoint["honorLabels"] is True, "BentoML's `endpoint` label must survive the scrape"
+    pdb = one(docs, "PodDisruptionBudget")
+    assert pdb["spec"]["selector"]["matchLabels"].items() <= pod_labels.items()
+    for constraint in deployment["spec"]["template"]["spec"]["topologySpreadConstraints"]:
+        assert constraint["labelSelector"]["matchLabels"].items() <= pod_labels.items()
+    dashboard = one(docs, "ConfigMap", "zero-shot-classifier-dashboard")
+    assert dashboard["metadata"]["labels"]["grafana_dashboard"] == "1"
+    assert json.loads(dashboard["data"]["grafana-dashboard.json"]) == dashboard_json()
+
+
+# -- autoscaling, probes, ports, drain ------------------------------------------------------------------
+
+
+@cache
+def adapter_rules() -> list[dict]:
+    return yaml.safe_load((MONITORING / "prometheus-adapter-values.yaml").read_text())["rules"]["custom"]
+
+
+@pytest.mark.parametrize("overlay", ["cpu", "gpu"])
+def test_hpa_targets_the_deployment_on_in_flight_requests(overlay):
+    docs = render(overlay)
+    hpa = one(docs, "HorizontalPodAutoscaler")
+    deployment = one(docs, "Deployment")
+    assert hpa["apiVersion"] == "autoscaling/v2"
+    assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": APP}
+    assert deployment["metadata"]["name"] == APP and "replicas" not in deployment["spec"], "the HPA owns replicas"
+    assert 2 <= hpa["spec"]["minReplicas"] < hpa["spec"]["maxReplicas"]
+    assert one(docs, "PodDisruptionBudget")["spec"]["maxUnavailable"] < hpa["spec"]["minReplicas"]
+
+    pods_metric, cpu_metric = hpa["spec"]["metrics"]
+    assert pods_metric["type"] == "Pods" and cpu_metric["type"] == "Resource"
+    assert (
+        cpu_metric["resource"]["name"] == "cpu" and 50 <= cpu_metric["resource"]["target"]["averageUtilization"] <= 90
+    )
+    name = pods_metric["pods"]["metric"]["name"]
+    assert name in {rule["name"]["as"] for rule in adapter_rules()}, "the adapter must serve the HPA's metric"
+    target = float(pods_metric["pods"]["target"]["averageValue"])
+    # the HPA must add pods long before a pod answers 429
+    assert 0 < target <= int(config_env(overlay)["ZSC_MAX_CONCURRENCY"]) / 4
+    behavior = hpa["spec"]["behavior"]
+    assert behavior["scaleUp"]["stabilizationWindowSeconds"] < behavior["scaleDown"]["stabilizationWindowSeconds"]
+
+
+@pytest.mark.parametrize("overlay", ["cpu", "gpu"])
+def test_probes_port_security_and_drain(overlay):
+    docs = render(overlay)
+    pod = one(docs, "Deployment")["spec"]["template"]["spec"]
+    container = classifier_container(overlay)
+    assert container["ports"] == [{"name": "http", "containerPort": bentoml_default_port(), "protocol": "TCP"}]
+    for probe, path in (("startupProbe", "/readyz"), ("readinessProbe", "/readyz"), ("livenessProbe", "/livez")):
+        assert container[probe]["httpGet"] == {"path": path, "port": "http"}, probe
+    # the startup probe covers a slow model load before liveness may restart the pod
+    startup = container["startupProbe"]
+    assert startup["periodSeconds"] * startup["failureThreshold"] >= 300
+
+    env = config_env(overlay)
+    pre_stop = container["lifecycle"]["preStop"]["sleep"]["seconds"]
+    assert pod["terminationGracePeriodSeconds"] >= pre_stop + int(env["ZSC_TIMEOUT_S"]) + 5
+    assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] == 1000
+    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+    assert container["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    assert int(env["ZSC_CPU_THREADS"]) <= int(container["resources"]["requests"]["cpu"])
+    assert pod["topologySpreadConstraints"], "replicas spread over nodes and zones"
+    # every ZSC_* the ConfigMap sets is a real setting
+    known = {name for name, _, _ in Settings.table()} | {"ZSC_REDIS_URL"}
+    assert {k for k in env if k.startswith("ZSC_")} <= known
+
+
+def bentoml_default_port() -> int:
+    from bentoml._internal.configuration.containers import BentoMLContainer
+
+    return BentoMLContainer.http.port.get()
+
+
+def test_gpu_overlay_asks_for_a_gpu():
+    container = classifier_container("gpu")
+    pod = one(render("gpu"), "Deployment")["spec"]["template"]["spec"]
+    assert container["image"] == "zero-shot-classifier:gpu"
+    assert classifier_container("cpu")["image"] == "zero-shot-classifier:latest"
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == 1
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in pod["tolerations"]
+    assert config_env("gpu")["ZSC_DEVICE"] == "cuda" and config_env("cpu")["ZSC_DEVICE"] == "cpu"
+
+
+def test_kserve_overlay_is_an_inference_service_with_2_to_10_replicas():
+    docs = render("kserve")
+    assert not find(docs, "HorizontalPodAutoscaler") and not find(docs, "Deployment", APP)
+    isvc = one(docs, "InferenceService")
+    predictor = isvc["spec"]["predictor"]
+    assert (predictor["minReplicas"], predictor["maxReplicas"]) == (2, 10)
+    assert predictor["timeout"] > int(config_env("kserve")["ZSC_TIMEOUT_S"])
+    container = classifier_container("kserve")
+    assert [p["containerPort"] for p in container["ports"]] == [bentoml_default_port()]
+    assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": bentoml_default_port()}
+    assert container["livenessProbe"]["httpGet"] == {"path": "/livez", "port": bentoml_default_port()}
+    assert container["securityContext"]["runAsUser"] == 1000 and container["securityContext"]["runAsNonRoot"]
+
+
+# -- metric names and PromQL against the real service and the real promtool ----------------------------
+
+
+@cache
+def dashboard_json() -> dict:
+    return json.loads((MONITORING / "grafana-dashboard.json").read_text())
+
+
+def dashboard_exprs() -> list[str]:
+    return [t["expr"] for p in dashboard_json()["panels"] for t in p["targets"]]
+
+
+def alert_exprs() -> list[str]:
+    return [r["expr"] for g in alerts_file()["groups"] for r in g["rules"]]
+
+
+def adapter_exprs() -> list[str]:
+    """The adapter rules' queries with its template variables filled in as the adapter would."""
+    out = []
+    for rule in adapter_rules():
+        series = re.match(r"\s*([a-zA-Z_:][\w:]*)", rule["seriesQuery"])[1]
+        query = rule["metricsQuery"].replace("<<.Series>>", series)
+        out.append(
+            query.replace("<<.LabelMatchers>>", f'namespace="{NAMESPACE}",pod=~"a|b"').replace("<<.GroupBy>>", "pod")
+        )
+        out.append(rule["seriesQuery"])
+    return out
+
+
+def grafana_to_promql(expr: str) -> str:
+    return expr.replace("$__rate_interval", "1m").replace('"$namespace"', '".*"')
+
+
+_SELECTOR = re.compile(r"\b((?:bentoml|zsc|kube)_[a-zA-Z0-9_]+)\s*(\{[^}]*\})?")
+_GROUPING = re.compile(r"\bby\s*\(([^)]*)\)")
+
+
+def metric_uses(exprs: list[str]) -> dict[str, set[str]]:
+    """{metric name: label names its selectors use} over PromQL expressions."""
+    uses: dict[str, set[str]] = {}
+    for expr in exprs:
+        for name, selector in _SELECTOR.findall(expr):
+            uses.setdefault(name, set()).update(re.findall(r"(\w+)\s*(?:=~|!~|!=|=)", selector or ""))
+    return uses
+
+
+@pytest.fixture(scope="module")
+def live_metrics(default_server) -> dict[str, set[str]]:
+    """{sample name: label names} on a live replica's /metrics after one request of each kind."""
+    body = {"text": "The team won the cup", "labels": ["sports", "business"]}
+    assert httpx.post(f"{default_server}/classify", json=body, timeout=60).status_code == 200
+    assert httpx.post(f"{default_server}/classify_batch", json={"items": [body]}, timeout=60).status_code == 200
+    out: dict[str, set[str]] = {}
+    for name, labels, _ in scrape(default_server):
+        out.setdefault(name, set()).update(labels)
+    return out
+
+
+def test_probe_paths_answer_on_a_live_replica(default_server):
+    container = classifier_container("cpu")
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        path = container[probe]["httpGet"]["path"]
+        assert httpx.get(f"{default_server}{path}", timeout=10).status_code == 200, path
+    monitor = one(render("cpu"), "ServiceMonitor")
+    assert httpx.get(f"{default_server}{monitor['spec']['endpoints'][0]['path']}", timeout=10).status_code == 200
+
+
+def test_autoscaling_metric_exists_on_a_live_replica(live_metrics, default_server):
+    for rule in adapter_rules():
+        series = re.match(r"\s*([a-zA-Z_:][\w:]*)", rule["seriesQuery"])[1]
+        assert series in live_metrics, f"{series} is not on /metrics: the HPA would never get a value"
+        assert set(rule["resources"]["overrides"]) <= TARGET_LABELS
+        used = metric_uses([rule["metricsQuery"].replace("<<.Series>>", series)])[series]
+        assert used <= live_metrics[series] | TARGET_LABELS, used
+    # the routes the rule counts are the routes the service labels its requests with
+    routes = {labels.get("endpoint") for name, labels, _ in scrape(default_server) if name == series}
+    assert {"/classify", "/classify_batch"} <= routes
+
+
+@pytest.mark.parametrize("source", ["dashboard", "alerts"])
+def test_dashboard_and_alert_metrics_exist_on_a_live_replica(source, live_metrics):
+    exprs = dashboard_exprs() if source == "dashboard" else alert_exprs()
+    uses = metric_uses(exprs)
+    assert uses
+    all_labels = set().union(*live_metrics.values())
+    for name, labels in uses.items():
+        if name.startswith(EXTERNAL_METRIC_PREFIXES):
+            continue
+        if name in PENDING_METRICS and name not in live_metrics:
+            continue  # the cache tier's counter: checked here as soon as the service exposes it
+        assert name in live_metrics, f"{source} uses {name}, which the service does not expose"
+        assert labels <= live_metrics[name] | TARGET_LABELS, f"{name}: {labels - live_metrics[name]}"
+    for expr in exprs:
+        for group in _GROUPING.findall(expr):
+            for label in (g.strip() for g in group.split(",")):
+                assert label in all_labels | TARGET_LABELS | {"tier"}, f"grouping by unknown label {label}"
+
+
+def _promtool(*args: str, cwd: Path = MONITORING) -> subprocess.CompletedProcess:
+    assert PROMTOOL, "promtool (Debian package prometheus) checks the PromQL and the alert unit tests"
+    return subprocess.run([PROMTOOL, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_alert_rules_pass_promtool_and_their_unit_tests():
+    result = _promtool("check", "rules", "alerts.yml")
+    assert result.returncode == 0, result.stdout + result.stderr
+    result = _promtool("test", "rules", "alerts.test.yml")
+    assert result.returncode == 0, result.stdout + result.stderr
+    # the operator's copy holds the same rules
+    prometheus_rule = yaml.safe_load((MONITORING / "prometheusrule.yaml").read_text())
+    assert prometheus_rule["spec"] == alerts_file()
+    saturated = next(r for g in alerts_file()["groups"] for r in g["rules"] if r["alert"] == "ZeroShotSaturated")
+    threshold = float(re.search(r">\s*([\d.]+)\s*$", saturated["expr"].strip())[1])
+    assert threshold < int(config_env("cpu")["ZSC_MAX_CONCURRENCY"])
+
+
+def test_dashboard_and_adapter_promql_parse(tmp_path):
+    exprs = [grafana_to_promql(e) for e in dashboard_exprs()] + adapter_exprs()
+    rules = {
+        "groups": [{"name": "parse", "rules": [{"record": f"check:expr{i}", "expr": e} for i, e in enumerate(exprs)]}]
+    }
+    (tmp_path / "exprs.yml").write_text(yaml.safe_dump(rules))
+    result = _promtool("check", "rules", "exprs.yml", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    panels = dashboard_json()["panels"]
+    titles = " ".join(p["title"].lower() for p in panels)
+    for topic in ("requests per second", "p99", "error", "batch size", "cache hit", "in flight", "replicas"):
+        assert topic in titles, topic
+    assert len({p["id"] for p in panels}) == len(panels)
