@@ -7,18 +7,21 @@ PORT ?= 3000
 HOST ?= 0.0.0.0
 CONSTRAINTS ?= requirements/constraints-cpu.txt
 # Debian packages the test suite drives as real processes (installed only when missing).
-SYSTEM_PACKAGES ?=
+SYSTEM_PACKAGES ?= nginx redis-server prometheus
+N ?= 3
+CLUSTER_PORT ?= 8080
 PYTEST_ARGS ?=
 
 export BENTOML_DO_NOT_TRACK := True
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help venv serve test unit integration lint format import-model system-deps clean
+.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down
 
 help:
 	@echo "make serve            run the service on port $(PORT) (bundled model unless ZSC_MODEL names another)"
 	@echo "make test             install everything and run lint + all tests"
 	@echo "make import-model SOURCE=...  import a model (bundled | DIR | modelscope:ID | hf:ID)"
+	@echo "make cluster N=3       redis + N replicas + nginx on 127.0.0.1:$(CLUSTER_PORT); make cluster-down stops them"
 
 $(BIN)/.installed: pyproject.toml $(CONSTRAINTS)
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
@@ -42,16 +45,16 @@ system-deps:
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
 lint: venv
-	$(BIN)/ruff check service tests loadtest
-	$(BIN)/ruff format --check service tests loadtest
+	$(BIN)/ruff check service tests loadtest deploy
+	$(BIN)/ruff format --check service tests loadtest deploy
 
 format: venv
-	$(BIN)/ruff format service tests loadtest
-	$(BIN)/ruff check --fix service tests loadtest
+	$(BIN)/ruff format service tests loadtest deploy
+	$(BIN)/ruff check --fix service tests loadtest deploy
 
 test: system-deps venv lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -61,6 +64,12 @@ unit: venv
 
 integration: system-deps venv
 	$(BIN)/python -m pytest tests/integration $(PYTEST_ARGS)
+
+cluster: system-deps venv
+	$(BIN)/python deploy/local/cluster.py up --replicas $(N) --port $(CLUSTER_PORT)
+
+cluster-down:
+	$(BIN)/python deploy/local/cluster.py down
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
