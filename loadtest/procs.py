@@ -47,9 +47,16 @@ def wait_ready(
 
 
 def stop(proc: subprocess.Popen, timeout: float = 20) -> None:
-    """SIGTERM the process group (graceful), SIGKILL it if it does not go."""
+    """SIGTERM the process group (graceful), then SIGKILL every process of the tree that is left.
+    The tree matters: `bentoml serve` starts its workers in sessions of their own."""
+    import psutil
+
     if proc.poll() is not None:
         return
+    try:
+        tree = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        tree = []
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGTERM)
     try:
@@ -58,6 +65,9 @@ def stop(proc: subprocess.Popen, timeout: float = 20) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(5)
+    for p in tree:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            p.kill()
 
 
 def _tail(log: Path | None) -> str:

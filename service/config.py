@@ -45,8 +45,9 @@ class Settings:
 
     # Batching --------------------------------------------------------------------------------------
     max_batch_size: int = _doc(
-        "Most requests BentoML's adaptive batcher merges into one engine call (per worker).",
-        default=64,
+        "Most model sequences (NLI pairs, or texts and labels) adaptive batching merges into one engine "
+        "call per worker; a larger request is split across calls.",
+        default=512,
     )
     max_latency_ms: int = _doc(
         "BentoML sheds a request with 503 when its predicted latency passes this; generous because "
@@ -64,9 +65,22 @@ class Settings:
         "higher merges more (GPU), lower pads less (CPU).",
         default=64,
     )
+
+    # Cache -----------------------------------------------------------------------------------------
+    redis_url: str = _doc(
+        "redis:// or rediss:// URL (password inside) of the shared cache tier; empty = in-process tier only.",
+        default="",
+    )
+    cache_ttl_s: int = _doc("Lifetime of an entry in Redis, in seconds.", default=7 * 24 * 3600)
+    cache_prefix: str = _doc("Prefix of every Redis key (several deployments can share one Redis).", default="zsc")
+    cache_local_entries: int = _doc("Most rows in the in-process tier (0 disables it).", default=200_000)
+    cache_local_mb: int = _doc("Most megabytes of rows in the in-process tier.", default=256)
     label_cache_size: int = _doc(
         "Label embeddings kept per process (embedding models): labels are encoded once and reused.",
         default=65536,
+    )
+    redis_timeout_ms: int = _doc(
+        "Socket timeout of every Redis call; past it the request goes on without Redis.", default=50
     )
 
     # Limits ----------------------------------------------------------------------------------------
@@ -114,16 +128,23 @@ class Settings:
             "max_pairs_per_request",
             "workers",
             "timeout_s",
+            "cache_ttl_s",
+            "redis_timeout_ms",
         ]
         for name in positive:
             if getattr(self, name) <= 0:
                 raise ValueError(f"ZSC_{name.upper()} must be > 0, got {getattr(self, name)}")
+        if self.redis_url and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("ZSC_REDIS_URL must start with redis://, rediss:// or unix://")
         if self.max_batch_size < 2:
             raise ValueError("ZSC_MAX_BATCH_SIZE must be >= 2 (BentoML's batching needs it)")
 
     def redacted(self) -> dict[str, Any]:
-        # Nothing secret lives here yet; keep the hook so later settings (Redis URLs) are masked.
-        return dataclasses.asdict(self)
+        from .cache import redact_url
+
+        values = dataclasses.asdict(self)
+        values["redis_url"] = redact_url(self.redis_url)
+        return values
 
     @staticmethod
     def table() -> list[tuple[str, str, str]]:

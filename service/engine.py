@@ -1,18 +1,17 @@
-"""The zero-shot engine: one merged batch of requests in, one outcome per request out.
+"""The zero-shot engine: model sequences in, model rows out; requests in, scores out.
 
-Pure Python + numpy: it knows the model kind, a tokenizer and a backend, and nothing of HTTP or BentoML.
+Pure Python + numpy: it knows the model kind, a tokenizer and a backend, and nothing of HTTP, BentoML or
+caching. ``encode`` is the hot path: it de-duplicates identical sequences, tokenizes them in one call,
+sorts by length, cuts micro-batches by a token budget, pads each micro-batch, runs the backend and
+scatters rows back in input order. ``run`` expands whole requests into sequences and scores them.
+A failure anywhere fails every request of the batch with that error; no request is left without an outcome.
 
-For one merged batch it expands (text, label) work, de-duplicates identical sequences, tokenizes them in
-one call, sorts by length, cuts micro-batches by a token budget, pads each micro-batch, runs the backend
-and scatters rows back to the requests in their original order. A failure anywhere fails every request of
-the batch with that error; no request is left without an outcome.
+Sequences: an NLI pair is ``(text, hypothesis)``; an embedding input is ``(string, None)``.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -23,6 +22,8 @@ from .batching import pad, plan_micro_batches
 from .model_spec import ModelSpec
 from .scoring import embedding_scores, nli_scores
 from .tokenization import Tokenizer
+
+Seq = tuple[str, str | None]
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class Outcome:
 @dataclass
 class BatchStats:
     tasks: int = 0
-    pairs: int = 0  # (text, label) pairs asked for
+    sequences_in: int = 0  # sequences asked for, duplicates included
     sequences: int = 0  # unique sequences actually sent through the model
     micro_batches: int = 0
     real_tokens: int = 0
@@ -57,32 +58,18 @@ class BatchStats:
     batch_shapes: list[tuple[int, int]] = field(default_factory=list)
 
 
-class LabelVectorCache:
-    """Bounded LRU of label-hypothesis embeddings, keyed by (template, label)."""
+def sequences_for(spec: ModelSpec, task: Task) -> list[Seq]:
+    """The model inputs one task needs, in the order ``score`` expects them."""
+    if spec.kind == "nli":
+        return [(task.text, task.template.format(label)) for label in task.labels]
+    return [(task.text, None)] + [(task.template.format(label), None) for label in task.labels]
 
-    def __init__(self, capacity: int) -> None:
-        self._capacity = capacity
-        self._data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
 
-    def get(self, key: tuple[str, str]) -> np.ndarray | None:
-        with self._lock:
-            vec = self._data.get(key)
-            if vec is not None:
-                self._data.move_to_end(key)
-            return vec
-
-    def put(self, key: tuple[str, str], vec: np.ndarray) -> None:
-        if self._capacity <= 0:
-            return
-        with self._lock:
-            self._data[key] = vec
-            self._data.move_to_end(key)
-            while len(self._data) > self._capacity:
-                self._data.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._data)
+def score(spec: ModelSpec, task: Task, rows: np.ndarray) -> list[float]:
+    """Scores in label order from the rows of ``sequences_for(spec, task)``."""
+    if spec.kind == "nli":
+        return nli_scores(rows, spec.entailment_index, spec.contradiction_index, task.multi_label).tolist()
+    return embedding_scores(rows[0], rows[1:], spec.logit_scale, spec.multi_label_bias, task.multi_label).tolist()
 
 
 class Engine:
@@ -93,7 +80,6 @@ class Engine:
         backend: Backend,
         token_budget: int,
         max_rows: int | None = None,
-        label_cache_size: int = 65536,
         batch_overhead_tokens: int = 64,
     ) -> None:
         self.spec = spec
@@ -102,26 +88,29 @@ class Engine:
         self.token_budget = token_budget
         self.max_rows = max_rows
         self.batch_overhead_tokens = batch_overhead_tokens
-        self.label_cache = LabelVectorCache(label_cache_size)
 
-    # -- public -------------------------------------------------------------------------------------
+    # -- requests -----------------------------------------------------------------------------------
     def run(self, tasks: Sequence[Task]) -> tuple[list[Outcome], BatchStats]:
-        stats = BatchStats(tasks=len(tasks), pairs=sum(len(t.labels) for t in tasks))
+        """Score whole tasks (no caching): expand, encode once, score each."""
         if not tasks:
-            return [], stats
+            return [], BatchStats()
+        per_task = [sequences_for(self.spec, t) for t in tasks]
+        flat = [s for seqs in per_task for s in seqs]
         try:
-            if self.spec.kind == "nli":
-                scores = self._run_nli(tasks, stats)
-            else:
-                scores = self._run_embedding(tasks, stats)
+            rows, stats = self.encode(flat)
+            out, start = [], 0
+            for task, seqs in zip(tasks, per_task):
+                out.append(Outcome(scores=score(self.spec, task, rows[start : start + len(seqs)])))
+                start += len(seqs)
         except Exception as exc:  # every request of the batch learns what happened
-            return [Outcome(error=exc) for _ in tasks], stats
-        return [Outcome(scores=s) for s in scores], stats
+            return [Outcome(error=exc) for _ in tasks], BatchStats(tasks=len(tasks), sequences_in=len(flat))
+        stats.tasks = len(tasks)
+        return out, stats
 
-    def warmup(self) -> None:
-        """Run the whole path once before the service reports ready. On a GPU, also one pass at the
-        full token budget so the first real batch pays no allocation; on a CPU that would only cost
-        seconds of start-up for nothing."""
+    def warmup(self) -> int:
+        """Run the whole path once before the service reports ready; returns the row width. On a GPU,
+        also one pass at the full token budget so the first real batch pays no allocation; on a CPU
+        that would only cost seconds of start-up for nothing."""
         tasks = [Task(f"warm-up text {i}", ("a", "b"), self.spec.default_template) for i in range(4)]
         if self.backend.device != "cpu":
             length = min(self.tokenizer.max_length, 128)
@@ -132,69 +121,25 @@ class Engine:
         for o in outcomes:
             if o.error is not None:
                 raise o.error
+        rows, _ = self.encode(sequences_for(self.spec, tasks[0])[:1])
+        return int(rows.shape[1])
 
-    # -- model kinds --------------------------------------------------------------------------------
-    def _run_nli(self, tasks: Sequence[Task], stats: BatchStats) -> list[list[float]]:
-        index: dict[tuple[str, str], int] = {}
-        task_rows: list[list[int]] = []
-        for t in tasks:
-            rows = []
-            for label in t.labels:
-                key = (t.text, t.template.format(label))
-                rows.append(index.setdefault(key, len(index)))
-            task_rows.append(rows)
+    # -- sequences ----------------------------------------------------------------------------------
+    def encode(self, sequences: Sequence[Seq]) -> tuple[np.ndarray, BatchStats]:
+        """One row per input sequence (logits or embedding), identical sequences computed once."""
+        stats = BatchStats(sequences_in=len(sequences))
+        index: dict[Seq, int] = {}
+        slots = [index.setdefault(s, len(index)) for s in sequences]
         unique = list(index)
         t0 = time.perf_counter()
-        enc = self.tokenizer.encode_pairs([p for p, _ in unique], [h for _, h in unique])
+        if self.spec.kind == "nli":
+            enc = self.tokenizer.encode_pairs([a for a, _ in unique], [b or "" for _, b in unique])
+        else:
+            enc = self.tokenizer.encode_texts([a for a, _ in unique])
         stats.tokenize_s = time.perf_counter() - t0
-        logits = self._forward_all(enc.ids, enc.type_ids, stats)
-        spec = self.spec
-        return [
-            nli_scores(logits[rows], spec.entailment_index, spec.contradiction_index, t.multi_label).tolist()
-            for t, rows in zip(tasks, task_rows)
-        ]
+        rows = self._forward_all(enc.ids, enc.type_ids, stats)
+        return rows[slots], stats
 
-    def _run_embedding(self, tasks: Sequence[Task], stats: BatchStats) -> list[list[float]]:
-        # strings to encode: every distinct text + every label hypothesis not cached yet
-        index: dict[str, int] = {}
-        for t in tasks:
-            index.setdefault(t.text, len(index))
-        label_keys: dict[tuple[str, str], np.ndarray | int] = {}
-        for t in tasks:
-            for label in t.labels:
-                key = (t.template, label)
-                if key in label_keys:
-                    continue
-                cached = self.label_cache.get(key)
-                if cached is not None:
-                    label_keys[key] = cached
-                else:
-                    label_keys[key] = index.setdefault(t.template.format(label), len(index))
-        strings = list(index)
-        t0 = time.perf_counter()
-        enc = self.tokenizer.encode_texts(strings)
-        stats.tokenize_s = time.perf_counter() - t0
-        vectors = self._forward_all(enc.ids, enc.type_ids, stats)
-        for key, ref in label_keys.items():
-            if isinstance(ref, int):
-                vec = vectors[ref].copy()
-                self.label_cache.put(key, vec)
-                label_keys[key] = vec
-        out = []
-        for t in tasks:
-            label_vecs = np.stack([label_keys[(t.template, lab)] for lab in t.labels])
-            out.append(
-                embedding_scores(
-                    vectors[index[t.text]],
-                    label_vecs,
-                    self.spec.logit_scale,
-                    self.spec.multi_label_bias,
-                    t.multi_label,
-                ).tolist()
-            )
-        return out
-
-    # -- shared forward path ------------------------------------------------------------------------
     def _forward_all(self, ids: list[list[int]], type_ids: list[list[int]] | None, stats: BatchStats) -> np.ndarray:
         """Length-sort, plan by token budget, pad per micro-batch, run, and restore input order."""
         stats.sequences = len(ids)
@@ -203,7 +148,8 @@ class Engine:
         sorted_lengths = lengths[order].tolist()
         out: np.ndarray | None = None
         t0 = time.perf_counter()
-        for chunk in plan_micro_batches(sorted_lengths, self.token_budget, self.max_rows, self.batch_overhead_tokens):
+        plan = plan_micro_batches(sorted_lengths, self.token_budget, self.max_rows, self.batch_overhead_tokens)
+        for chunk in plan:
             rows = order[chunk.start : chunk.stop]
             batch = pad(
                 [ids[i] for i in rows],

@@ -6,16 +6,17 @@ service module is imported in a worker, so these aggregate across workers.
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Histogram
-
-from .engine import BatchStats
+from prometheus_client import Counter, Gauge, Histogram
 
 _SIZE_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 
-BATCH_TASKS = Histogram("zsc_engine_batch_requests", "Classification items per engine batch", buckets=_SIZE_BUCKETS)
-BATCH_PAIRS = Histogram("zsc_engine_batch_pairs", "(text, label) pairs per engine batch", buckets=_SIZE_BUCKETS)
+BATCH_REQUESTS = Histogram(
+    "zsc_batch_requests", "Requests merged into one engine batch by adaptive batching", buckets=_SIZE_BUCKETS
+)
+BATCH_SEQUENCES = Histogram(
+    "zsc_batch_sequences", "Model sequences asked for per engine batch (before de-duplication)", buckets=_SIZE_BUCKETS
+)
 SEQUENCES = Counter("zsc_sequences_total", "Unique sequences sent through the model")
-PAIRS = Counter("zsc_pairs_total", "(text, label) pairs scored")
 TOKENS = Counter("zsc_tokens_total", "Tokens through the model", ["kind"])  # real | padded
 MICRO_BATCHES = Counter("zsc_micro_batches_total", "Forward passes")
 STAGE_SECONDS = Histogram(
@@ -26,11 +27,26 @@ STAGE_SECONDS = Histogram(
 )
 ENGINE_ERRORS = Counter("zsc_engine_errors_total", "Engine batches that failed")
 
+CACHE_REQUESTS = Counter("zsc_cache_requests_total", "Sequence lookups per cache tier", ["tier", "result"])
+CACHE_RESPONSES = Counter("zsc_cache_responses_total", "Requests by cache outcome", ["status"])
+CACHE_ERRORS = Counter("zsc_cache_errors_total", "Cache tier errors", ["tier", "kind"])
+CACHE_SECONDS = Histogram(
+    "zsc_cache_lookup_seconds",
+    "Cache lookup latency per tier",
+    ["tier"],
+    buckets=(0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25),
+)
+BREAKER_OPEN = Gauge(
+    "zsc_cache_breaker_open", "1 while the tier's circuit breaker skips it", ["tier"], multiprocess_mode="max"
+)
 
-def observe_batch(stats: BatchStats, failed: bool) -> None:
-    BATCH_TASKS.observe(stats.tasks)
-    BATCH_PAIRS.observe(stats.pairs)
-    PAIRS.inc(stats.pairs)
+
+def observe_batch(jobs: int, sequences: int) -> None:
+    BATCH_REQUESTS.observe(jobs)
+    BATCH_SEQUENCES.observe(sequences)
+
+
+def observe_engine(stats, failed: bool) -> None:
     SEQUENCES.inc(stats.sequences)
     TOKENS.labels("real").inc(stats.real_tokens)
     TOKENS.labels("padded").inc(stats.padded_tokens)
@@ -39,3 +55,26 @@ def observe_batch(stats: BatchStats, failed: bool) -> None:
     STAGE_SECONDS.labels("forward").observe(stats.forward_s)
     if failed:
         ENGINE_ERRORS.inc()
+
+
+def cache_lookup(tier: str, hits: int, misses: int) -> None:
+    if hits:
+        CACHE_REQUESTS.labels(tier, "hit").inc(hits)
+    if misses:
+        CACHE_REQUESTS.labels(tier, "miss").inc(misses)
+
+
+def cache_response(status: str) -> None:
+    CACHE_RESPONSES.labels(status).inc()
+
+
+def cache_error(tier: str, kind: str, n: int = 1) -> None:
+    CACHE_ERRORS.labels(tier, kind).inc(n)
+
+
+def cache_latency(tier: str, seconds: float) -> None:
+    CACHE_SECONDS.labels(tier).observe(seconds)
+
+
+def breaker_state(tier: str, state: str) -> None:
+    BREAKER_OPEN.labels(tier).set(1.0 if state == "open" else 0.0)

@@ -1,8 +1,8 @@
-"""The BentoML surface: validate -> adaptive batching -> engine -> backend. Thin on purpose.
+"""The BentoML surface: validate -> cache -> adaptive batching -> engine -> backend. Thin on purpose.
 
-``/classify`` and ``/classify_batch`` validate (schemas), then hand their items to ``/infer``, the
-batchable endpoint, through BentoML's in-process proxy: BentoML's adaptive batcher merges the items of
-concurrent requests, and the engine runs each merged batch once.
+``/classify`` and ``/classify_batch`` validate (schemas), look every needed model row up in the cache
+tiers, and send only the missing sequences into BentoML's adaptive-batching dispatcher (see batcher.py),
+which merges concurrent requests' misses into one engine call. A fully cached request never queues.
 """
 
 from __future__ import annotations
@@ -13,13 +13,7 @@ import bentoml
 
 from .config import settings
 from .errors import error_response
-from .schemas import (
-    ClassifyBatchRequest,
-    ClassifyBatchResponse,
-    ClassifyRequest,
-    ClassifyResponse,
-    InferResult,
-)
+from .schemas import ClassifyBatchRequest, ClassifyBatchResponse, ClassifyRequest, ClassifyResponse
 
 log = logging.getLogger("zsc")
 S = settings()
@@ -40,6 +34,9 @@ class ZeroShotClassifier:
         # heavy imports here: importing the module (bentoml build, the client generator) stays cheap
         from . import metrics
         from .backends import load_backend
+        from .batcher import AdaptiveBatcher
+        from .cache import LocalTier, RedisTier
+        from .classifier import Classifier
         from .engine import Engine
         from .models import load_spec
         from .tokenization import Tokenizer
@@ -48,7 +45,6 @@ class ZeroShotClassifier:
         stored = self.model_ref
         self.spec = load_spec(stored)
         self.model_tag = str(stored.tag)
-        self._metrics = metrics
         backend = load_backend(stored.path, self.spec, S.runtime, S.device, S.cpu_threads, S.onnx_variant)
         self.engine = Engine(
             self.spec,
@@ -56,77 +52,86 @@ class ZeroShotClassifier:
             backend,
             token_budget=S.token_budget,
             max_rows=S.max_rows,
-            label_cache_size=S.label_cache_size,
             batch_overhead_tokens=S.batch_overhead_tokens,
         )
         log.info("loaded %s (%s) on %s; warming up", self.model_tag, self.spec.kind, backend.name)
-        self.engine.warmup()
+        row_width = self.engine.warmup()
+        self._metrics = metrics
+        self.batcher = AdaptiveBatcher(self._encode, S.max_batch_size, S.max_latency_ms, metrics.observe_batch)
+        redis = RedisTier(S.redis_url, S.cache_ttl_s, S.redis_timeout_ms / 1000) if S.redis_url else None
+        self.classifier = Classifier(
+            self.spec,
+            self.batcher.submit,
+            local=LocalTier(S.cache_local_entries, S.cache_local_mb * 2**20),
+            labels=LocalTier(S.label_cache_size, S.label_cache_size * row_width * 4),
+            redis=redis,
+            prefix=S.cache_prefix,
+            row_width=row_width,
+        )
+        log.info("cache: in-process tier%s", f" + Redis at {redis.url}" if redis else " only (no ZSC_REDIS_URL)")
         self._ready = True
         log.info("ready: %s", self.model_tag)
 
     def __is_ready__(self) -> bool:
+        # Readiness is the model's, never Redis's: without Redis the service answers from the model.
         return self._ready
 
+    @bentoml.on_shutdown
+    async def _close(self) -> None:
+        if self.classifier.redis is not None:
+            await self.classifier.redis.close()
+
     @bentoml.api(route="/classify")
-    async def classify(self, request: ClassifyRequest, /) -> ClassifyResponse:
+    async def classify(self, request: ClassifyRequest, /, ctx: bentoml.Context) -> ClassifyResponse:
         """Rank the candidate labels for one text."""
-        [result] = await self._infer([request])
-        if result.error is not None:
-            return error_response(result.error_type or "backend_error", result.error)
-        return self._response(request, result.scores)
+        results = await self._classify([request], ctx)
+        return results if not isinstance(results, list) else self._response(request, results[0])
 
     @bentoml.api(route="/classify_batch")
-    async def classify_batch(self, request: ClassifyBatchRequest, /) -> ClassifyBatchResponse:
+    async def classify_batch(self, request: ClassifyBatchRequest, /, ctx: bentoml.Context) -> ClassifyBatchResponse:
         """Rank labels for many texts in one call; each item carries its own labels."""
-        results = await self._infer(request.items)
-        for result in results:
-            if result.error is not None:
-                return error_response(result.error_type or "backend_error", result.error)
-        return ClassifyBatchResponse(
-            results=[self._response(item, r.scores) for item, r in zip(request.items, results)]
-        )
+        results = await self._classify(request.items, ctx)
+        if not isinstance(results, list):
+            return results
+        return ClassifyBatchResponse(results=[self._response(i, r) for i, r in zip(request.items, results)])
 
-    @bentoml.api(
-        route="/infer",
-        batchable=True,
-        batch_dim=0,
-        max_batch_size=S.max_batch_size,
-        max_latency_ms=S.max_latency_ms,
-    )
-    def infer(self, items: list[ClassifyRequest]) -> list[InferResult]:
-        """Batchable low-level endpoint behind /classify and /classify_batch: scores in label order.
-        Prefer /classify; this one exists so that BentoML's adaptive batching can merge requests."""
+    # -- helpers ------------------------------------------------------------------------------------
+    async def _classify(self, requests: list[ClassifyRequest], ctx: bentoml.Context):
+        from .batcher import Overloaded
         from .engine import Task
 
         tasks = [
-            Task(
-                text=item.text,
-                labels=tuple(item.label_list),
-                template=item.hypothesis_template or self.spec.default_template,
-                multi_label=item.multi_label,
-            )
-            for item in items
+            Task(r.text, tuple(r.label_list), r.hypothesis_template or self.spec.default_template, r.multi_label)
+            for r in requests
         ]
-        outcomes, stats = self.engine.run(tasks)
-        failed = any(o.error is not None for o in outcomes)
-        self._metrics.observe_batch(stats, failed)
-        if failed:
-            log.error("engine batch of %d items failed: %r", len(items), outcomes[0].error)
-        return [
-            InferResult(scores=o.scores)
-            if o.error is None
-            else InferResult(error=f"inference failed: {o.error}", error_type="backend_error")
-            for o in outcomes
-        ]
+        try:
+            results = await self.classifier.classify(tasks)
+        except Overloaded as exc:
+            return self._error(ctx, "overloaded", str(exc))
+        except Exception as exc:  # the engine failed on the batch this request was merged into
+            log.error("inference failed for a batch: %r", exc)
+            return self._error(ctx, "backend_error", f"inference failed: {exc}")
+        statuses = {r.cache for r in results}
+        ctx.response.headers["X-Cache"] = statuses.pop() if len(statuses) == 1 else "partial"
+        return results
 
-    # -- helpers ------------------------------------------------------------------------------------
-    async def _infer(self, items: list[ClassifyRequest]) -> list[InferResult]:
-        # Through the proxy, not .local: that is what puts the items in the adaptive-batching queue.
-        raw = await self.to_async.infer(items=items)
-        return [r if isinstance(r, InferResult) else InferResult.model_validate(r) for r in raw]
+    def _encode(self, sequences):
+        try:
+            rows, stats = self.engine.encode(sequences)
+        except Exception:
+            self._metrics.ENGINE_ERRORS.inc()
+            raise
+        self._metrics.observe_engine(stats, failed=False)
+        return rows
 
-    def _response(self, request: ClassifyRequest, scores: list[float]) -> ClassifyResponse:
-        ranked = sorted(zip(request.label_list, scores), key=lambda p: p[1], reverse=True)
+    @staticmethod
+    def _error(ctx: bentoml.Context, error_type: str, message: str):
+        response = error_response(error_type, message)
+        ctx.response.status_code = response.status_code  # BentoML copies the context's status over ours
+        return response
+
+    def _response(self, request: ClassifyRequest, result) -> ClassifyResponse:
+        ranked = sorted(zip(request.label_list, result.scores), key=lambda p: p[1], reverse=True)
         return ClassifyResponse(
             labels=[label for label, _ in ranked],
             scores=[score for _, score in ranked],

@@ -44,12 +44,19 @@ def tiny_checkpoints(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="session")
-def nli_servers(store_env, tiny_checkpoints, tmp_path_factory):
-    """Both tiny checkpoints imported through `zsc import-model` and served; yields {layout: url}."""
-    logs = tmp_path_factory.mktemp("logs")
+def tiny_models(store_env, tiny_checkpoints):
+    """Both tiny checkpoints imported through `zsc import-model` as tiny-hf and tiny-ms."""
     for layout in ("hf", "ms"):
         result = run_cli(["import-model", str(tiny_checkpoints[layout][0]), "--name", f"tiny-{layout}"], store_env)
         assert result.returncode == 0, result.stderr
+    return store_env
+
+
+@pytest.fixture(scope="session")
+def nli_servers(tiny_models, tmp_path_factory):
+    """Both tiny checkpoints served; yields {layout: url}."""
+    store_env = tiny_models
+    logs = tmp_path_factory.mktemp("logs")
     with (
         # one server on each runtime: torch for the Hugging Face layout, ONNX (auto) for StructBERT
         bento_server(

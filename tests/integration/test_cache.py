@@ -1,0 +1,185 @@
+"""The cache tiers against a real redis-server: hits, partial hits, TTL, revision isolation, faults.
+
+The NLI servers count every (text, hypothesis) pair that reaches the model in zsc_sequences_total, so
+"computes only the new pairs" is checked by counting, not assumed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+import httpx
+import pytest
+
+from tests.support.metrics import counter
+from tests.support.redis_server import RedisServer
+from tests.support.server import bento_server, run_cli
+
+LABELS = ["billing", "shipping", "refund", "praise", "account"]
+
+
+def post(url, text, labels, **extra):
+    r = httpx.post(f"{url}/classify", json={"text": text, "labels": labels, **extra}, timeout=60)
+    assert r.status_code == 200, r.text
+    return r
+
+
+def sequences(url) -> float:
+    return counter(url, "zsc_sequences_total")
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory):
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+@contextlib.contextmanager
+def nli_server(env, tmp_path, name, redis_url, **settings):
+    """tiny-hf behind Redis; the in-process tier is off unless asked, so Redis does the work."""
+    extra = {"ZSC_MODEL": "tiny-hf", "ZSC_REDIS_URL": redis_url, "ZSC_CACHE_LOCAL_ENTRIES": "0", **settings}
+    with bento_server({**env, **extra}, tmp_path / f"{name}.log") as url:
+        yield url
+
+
+def test_hit_partial_hit_and_shared_across_replicas(tiny_models, redis_server, tmp_path):
+    redis_server.client().flushall()
+    with (
+        nli_server(tiny_models, tmp_path, "a", redis_server.url) as a,
+        nli_server(tiny_models, tmp_path, "b", redis_server.url) as b,
+    ):
+        first = post(a, "my card was charged twice", LABELS[:3])
+        assert first.headers["x-cache"] == "miss"
+        time.sleep(0.3)  # writes go to Redis behind the response
+
+        before = sequences(a)
+        again = post(a, "my card was charged twice", LABELS[:3], multi_label=True)
+        assert again.headers["x-cache"] == "hit" and sequences(a) == before
+
+        partial = post(a, "my card was charged twice", LABELS[1:5])  # shipping, refund known; praise, account new
+        assert partial.headers["x-cache"] == "partial"
+        assert sequences(a) - before == 2, "only the two new pairs reach the model"
+
+        # the other replica has never seen the text: everything comes from Redis
+        other = post(b, "my card was charged twice", LABELS[:3])
+        assert other.headers["x-cache"] == "hit" and sequences(b) == 0
+        assert other.json()["scores"] == pytest.approx(first.json()["scores"], abs=1e-6)
+        assert counter(b, "zsc_cache_requests_total", tier="redis", result="hit") >= 3
+
+
+def test_ttl_expiry(tiny_models, redis_server, tmp_path):
+    redis_server.client().flushall()
+    with nli_server(tiny_models, tmp_path, "ttl", redis_server.url, ZSC_CACHE_TTL_S="1") as url:
+        post(url, "where is my parcel", LABELS[:2])
+        time.sleep(0.3)
+        assert post(url, "where is my parcel", LABELS[:2]).headers["x-cache"] == "hit"
+        time.sleep(1.5)
+        assert post(url, "where is my parcel", LABELS[:2]).headers["x-cache"] == "miss"
+
+
+def test_new_model_revision_never_reads_old_entries(tiny_models, tiny_checkpoints, redis_server, tmp_path):
+    redis_server.client().flushall()
+    result = run_cli(
+        ["import-model", str(tiny_checkpoints["hf"][0]), "--name", "tiny-hf-r2", "--revision", "r2", "--no-onnx"],
+        tiny_models,
+    )
+    assert result.returncode == 0, result.stderr
+    with nli_server(tiny_models, tmp_path, "r1", redis_server.url) as r1:
+        post(r1, "the screen has dead pixels", LABELS)
+        time.sleep(0.3)
+        assert post(r1, "the screen has dead pixels", LABELS).headers["x-cache"] == "hit"
+    with nli_server(tiny_models, tmp_path, "r2", redis_server.url, ZSC_MODEL="tiny-hf-r2") as r2:
+        fresh = post(r2, "the screen has dead pixels", LABELS)
+        assert fresh.headers["x-cache"] == "miss" and fresh.json()["revision"] == "r2"
+
+
+def test_garbage_in_redis_is_ignored_and_overwritten(tiny_models, redis_server, tmp_path):
+    redis_server.client().flushall()
+    with nli_server(tiny_models, tmp_path, "garbage", redis_server.url) as url:
+        reference = post(url, "please refund me", ["refund", "praise"]).json()
+        time.sleep(0.3)
+        client = redis_server.client()
+        keys = client.keys("zsc:*")
+        assert len(keys) == 2
+        for k in keys:
+            client.set(k, b"not a row")
+        again = post(url, "please refund me", ["refund", "praise"])
+        assert again.headers["x-cache"] == "miss"
+        assert again.json()["scores"] == pytest.approx(reference["scores"], abs=1e-6)
+        assert counter(url, "zsc_cache_errors_total", tier="redis", kind="garbage") == 2
+
+
+def _reference_scores(url, bodies):
+    return [httpx.post(f"{url}/classify", json=b, timeout=60).json()["scores"] for b in bodies]
+
+
+async def _burst(url, bodies, concurrency=16, during=None):
+    """Send every body once with bounded concurrency; ``during`` runs after a third have been sent."""
+    sem = asyncio.Semaphore(concurrency)
+    sent = 0
+
+    async with httpx.AsyncClient(timeout=60) as client:
+
+        async def one(body):
+            nonlocal sent
+            async with sem:
+                sent += 1
+                if during is not None and sent == len(bodies) // 3:
+                    await asyncio.get_running_loop().run_in_executor(None, during)
+                return await client.post(f"{url}/classify", json=body)
+
+        return await asyncio.gather(*(one(b) for b in bodies))
+
+
+def test_redis_down_before_start(tiny_models, tmp_path):
+    dead = RedisServer(tmp_path / "never-started")  # a free port with nothing listening
+    with nli_server(tiny_models, tmp_path, "down", dead.url, ZSC_CACHE_LOCAL_ENTRIES="1000") as url:
+        r = post(url, "I love this coffee machine", LABELS)
+        assert r.headers["x-cache"] == "miss"
+        assert post(url, "I love this coffee machine", LABELS).headers["x-cache"] == "hit"  # in-process tier
+        assert counter(url, "zsc_cache_errors_total", tier="redis", kind="read") >= 1
+
+
+def test_redis_killed_during_a_burst_then_restarted(tiny_models, tmp_path):
+    redis = RedisServer(tmp_path / "redis").start()
+    bodies = [{"text": f"order {i} arrived broken", "labels": LABELS[: 2 + i % 4]} for i in range(60)]
+    try:
+        with nli_server(tiny_models, tmp_path, "nocache", "", ZSC_REDIS_URL="") as plain:
+            expected = _reference_scores(plain, bodies)
+        with nli_server(tiny_models, tmp_path, "fault", redis.url) as url:
+            responses = asyncio.run(_burst(url, bodies * 2, during=redis.kill))
+            assert [r.status_code for r in responses] == [200] * len(responses)
+            for body, r in zip(bodies * 2, responses):
+                assert r.json()["scores"] == pytest.approx(expected[bodies.index(body)], abs=1e-6)
+
+            # slow Redis: every call past the 50 ms timeout, answers still come from the model
+            redis = RedisServer(redis.workdir, port=redis.port).start()
+            time.sleep(2.5)  # past the breaker's backoff
+            post(url, "wake the cache", LABELS[:2])  # the probe closes the breaker
+            time.sleep(0.3)
+            assert post(url, "wake the cache", LABELS[:2]).headers["x-cache"] == "hit"
+            redis_hits = counter(url, "zsc_cache_requests_total", tier="redis", result="hit")
+            assert redis_hits >= 2, "Redis is used again after it came back"
+            assert redis.client().dbsize() > 0
+    finally:
+        redis.kill()
+
+
+def test_slow_redis_is_skipped(tiny_models, tmp_path):
+    redis = RedisServer(tmp_path / "slow").start()
+    try:
+        with nli_server(tiny_models, tmp_path, "slow", redis.url) as url:
+            bodies = [{"text": f"slow {i}", "labels": LABELS[:3]} for i in range(30)]
+
+            def stall():
+                with contextlib.suppress(Exception):
+                    redis.client().execute_command("DEBUG", "SLEEP", "1.5")
+
+            responses = asyncio.run(_burst(url, bodies, concurrency=8, during=stall))
+            assert [r.status_code for r in responses] == [200] * len(responses)
+            assert counter(url, "zsc_cache_errors_total", tier="redis", kind="read") >= 1
+    finally:
+        redis.kill()
