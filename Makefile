@@ -15,12 +15,13 @@ PYTEST_ARGS ?=
 export BENTOML_DO_NOT_TRACK := True
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down
+.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke
 
 help:
 	@echo "make serve            run the service on port $(PORT) (bundled model unless ZSC_MODEL names another)"
 	@echo "make test             install everything and run lint + all tests"
 	@echo "make import-model SOURCE=...  import a model (bundled | DIR | modelscope:ID | hf:ID)"
+	@echo "make bench            ceiling vs engine vs service vs naive, torch vs ONNX fp32/int8, cache (~15 min)"
 	@echo "make cluster N=3       redis + N replicas + nginx on 127.0.0.1:$(CLUSTER_PORT); make cluster-down stops them"
 
 $(BIN)/.installed: pyproject.toml $(CONSTRAINTS)
@@ -64,6 +65,12 @@ unit: venv
 
 integration: system-deps venv
 	$(BIN)/python -m pytest tests/integration $(PYTEST_ARGS)
+
+bench: system-deps venv
+	$(BIN)/python -m loadtest.bench $(BENCH_ARGS)
+
+bench-smoke: system-deps venv
+	$(BIN)/python -m loadtest.bench --smoke $(BENCH_ARGS)
 
 cluster: system-deps venv
 	$(BIN)/python deploy/local/cluster.py up --replicas $(N) --port $(CLUSTER_PORT)

@@ -194,21 +194,35 @@ def measure_ceiling(backend, tokenizer, spec, bodies, template, budget_s: float)
 
 
 def measure_engine(engine, spec, bodies, template, budget_s: float, merged: int = 32) -> dict:
+    """The service's own in-process path (classifier + engine), fed merged batches of ``merged`` requests:
+    cache tiers as in the service (labels kept, texts unique so they always miss), no HTTP."""
+    import asyncio
+
+    from service.cache import LocalTier
+    from service.classifier import Classifier
     from service.engine import Task
 
+    counted = {"sequences": 0}
+
+    async def submit(seqs):
+        rows, stats = engine.encode(seqs)
+        counted["sequences"] += stats.sequences
+        return rows
+
+    classifier = Classifier(spec, submit, LocalTier(0, 0), LocalTier(65536, 2**30))
     tasks = [Task(b["text"], tuple(b["labels"]), template) for b in bodies]
-    if spec.kind == "embedding":  # the service keeps label embeddings; so does this measurement
-        engine.run([Task("warm", tuple(sorted({lab for t in tasks for lab in t.labels})), template)])
-    done_seq = done_req = 0
+    if spec.kind == "embedding":  # label embeddings are computed once per process, as in the service
+        labels = tuple(sorted({lab for t in tasks for lab in t.labels}))
+        asyncio.run(classifier.classify([Task("warm", labels, template)]))
+    counted["sequences"] = done_req = 0
     t0 = time.perf_counter()
     for i in range(0, len(tasks), merged):
-        _, stats = engine.run(tasks[i : i + merged])
-        done_seq += stats.sequences
-        done_req += stats.tasks
+        asyncio.run(classifier.classify(tasks[i : i + merged]))
+        done_req += len(tasks[i : i + merged])
         if time.perf_counter() - t0 > budget_s:
             break
     dt = time.perf_counter() - t0
-    return {"sequences_per_s": done_seq / dt, "requests_per_s": done_req / dt, "merged_requests": merged}
+    return {"sequences_per_s": counted["sequences"] / dt, "requests_per_s": done_req / dt, "merged_requests": merged}
 
 
 # -- processes -----------------------------------------------------------------------------------------
@@ -291,6 +305,7 @@ class Plan:
     inproc_s: float
     naive_levels: list[int]
     n_labels: int
+    cache_duration: float = 8
 
 
 FULL = Plan(
@@ -312,6 +327,7 @@ SMOKE = Plan(
     inproc_s=1.5,
     naive_levels=[8],
     n_labels=5,
+    cache_duration=2,
 )
 
 
@@ -371,7 +387,6 @@ def run(plan: Plan, out_dir: Path, work: Path) -> dict:
             runtime = RUNTIMES[rt]
             backend = load_backend(path, spec, runtime[0], "cpu", 0, runtime[1])
             engine = Engine(spec, tokenizer, backend, token_budget=8192, max_rows=256)
-            engine.run([])
             ceiling = measure_ceiling(backend, tokenizer, spec, bodies[:512], template, plan.inproc_s)
             eng = measure_engine(engine, spec, bodies[512:], template, plan.inproc_s)
             say(
@@ -411,6 +426,11 @@ def run(plan: Plan, out_dir: Path, work: Path) -> dict:
         if "onnx-int8" in plan.runtimes:
             results["agreement"][name] = int8_agreement(path, spec, tokenizer, bodies[:600], template)
             say(f"  int8 top-1 agreement with fp32: {results['agreement'][name]}")
+    if "minilm-nli" in plan.models and plan.cache_duration:
+        from loadtest import cache_bench
+
+        say("cache: echo ceiling, fully cached requests, Zipf-repeated stream with cache on/off (minilm-nli)")
+        results["cache"] = cache_bench.run(env, "minilm-nli", bodies, logs, duration=plan.cache_duration)
     results["finished"] = time.time()
     return results
 
@@ -471,6 +491,8 @@ def summarize(results: dict) -> list[dict]:
 
 
 def markdown(results: dict) -> str:
+    from loadtest import cache_bench
+
     m = results["machine"]
     lines = [
         f"Machine: {m['cpu']}, {m['cores']} cores; Python {m['python']}, torch {m['torch']}, "
@@ -510,6 +532,8 @@ def markdown(results: dict) -> str:
         for name, a in results["agreement"].items():
             note = " (random weights: near-ties decided by noise)" if MODELS[name].random_weights else ""
             lines.append(f"- {name}: {a['top1_agreement']:.3f} over {a['requests']} requests{note}")
+    if results.get("cache"):
+        lines += ["", cache_bench.markdown(results["cache"])]
     return "\n".join(lines) + "\n"
 
 

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 import httpx
 
-_LINE = re.compile(r"^(?P<name>[a-zA-Z_:][\w:]*)(\{(?P<labels>[^}]*)\})?\s+(?P<value>\S+)$")
+from loadtest.metrics_text import parse
 
 
 def scrape(url: str) -> list[tuple[str, dict[str, str], float]]:
-    samples = []
-    for line in httpx.get(f"{url}/metrics", timeout=10).text.splitlines():
-        m = _LINE.match(line)
-        if not m:
-            continue
-        labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m["labels"] or ""))
-        samples.append((m["name"], labels, float(m["value"])))
-    return samples
+    return parse(httpx.get(f"{url}/metrics", timeout=10).text)
 
 
 def histogram(url: str, name: str, **match: str) -> dict[str, float]:
