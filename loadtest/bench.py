@@ -34,9 +34,13 @@ from pathlib import Path
 
 import numpy as np
 
-from loadtest.loadgen import run_load
-from loadtest.procs import free_port, start, stop, wait_ready
-from loadtest.workload import load_rows, request_body
+# the same OpenMP setting the service's torch backend uses (see service/backends/torch_backend.py);
+# set before anything imports torch so the in-process measurements match the service
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from loadtest.loadgen import run_load  # noqa: E402
+from loadtest.procs import free_port, start, stop, wait_ready  # noqa: E402
+from loadtest.workload import load_rows, request_body  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

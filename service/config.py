@@ -61,9 +61,9 @@ class Settings:
     )
     max_rows: int = _doc("Most rows in one forward pass, whatever their length.", default=256)
     batch_overhead_tokens: int = _doc(
-        "Fixed cost of one forward pass in padded-token equivalents, for planning micro-batches: "
-        "higher merges more (GPU), lower pads less (CPU).",
-        default=64,
+        "Fixed cost of one forward pass in padded-token equivalents, for planning micro-batches "
+        "(higher merges more, lower pads less); -1 = measure it at start-up.",
+        default=-1,
     )
 
     # Cache -----------------------------------------------------------------------------------------

@@ -124,6 +124,30 @@ class Engine:
         rows, _ = self.encode(sequences_for(self.spec, tasks[0])[:1])
         return int(rows.shape[1])
 
+    def calibrate(self, length: int = 16, repeats: int = 3) -> int:
+        """Measure the fixed cost of one forward pass in token equivalents (time = a + b * tokens) and use
+        it to plan micro-batches: large on a GPU or with per-call framework overhead, small for a
+        runtime that stays efficient at small batches."""
+        import statistics
+
+        ids = [[self.tokenizer.pad_id + 1] * length]
+        points = []
+        for rows in (1, 2, 8):
+            batch = pad(ids * rows, [[0] * length] * rows if self.tokenizer.has_types else None, self.tokenizer.pad_id)
+            self.backend.forward(batch)
+            times = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                self.backend.forward(batch)
+                times.append(time.perf_counter() - t0)
+            points.append((rows * length, statistics.median(times)))
+        tokens = np.array([p[0] for p in points], dtype=np.float64)
+        seconds = np.array([p[1] for p in points])
+        b, a = np.polyfit(tokens, seconds, 1)
+        overhead = int(np.clip(a / b if b > 0 else self.token_budget, 0, self.token_budget // 2))
+        self.batch_overhead_tokens = overhead
+        return overhead
+
     # -- sequences ----------------------------------------------------------------------------------
     def encode(self, sequences: Sequence[Seq]) -> tuple[np.ndarray, BatchStats]:
         """One row per input sequence (logits or embedding), identical sequences computed once."""

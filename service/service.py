@@ -52,10 +52,12 @@ class ZeroShotClassifier:
             backend,
             token_budget=S.token_budget,
             max_rows=S.max_rows,
-            batch_overhead_tokens=S.batch_overhead_tokens,
+            batch_overhead_tokens=max(S.batch_overhead_tokens, 0),
         )
         log.info("loaded %s (%s) on %s; warming up", self.model_tag, self.spec.kind, backend.name)
         row_width = self.engine.warmup()
+        if S.batch_overhead_tokens < 0:
+            log.info("forward-pass overhead measured at %d tokens", self.engine.calibrate())
         self._metrics = metrics
         self.batcher = AdaptiveBatcher(self._encode, S.max_batch_size, S.max_latency_ms, metrics.observe_batch)
         redis = RedisTier(S.redis_url, S.cache_ttl_s, S.redis_timeout_ms / 1000) if S.redis_url else None

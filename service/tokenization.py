@@ -25,7 +25,7 @@ class Tokenizer:
         self._hf = hf
         self.max_length = max_length
         self.pad_id = int(hf.pad_token_id)
-        self._has_types = "token_type_ids" in hf.model_input_names
+        self.has_types = "token_type_ids" in hf.model_input_names
 
     @classmethod
     def load(cls, path: str | Path, max_length: int) -> Tokenizer:
@@ -50,7 +50,7 @@ class Tokenizer:
                     one = self._call([p], [h], truncation=False)
                 ids += one.ids
                 types += one.type_ids or []
-            return Encoded(ids, types if self._has_types else None)
+            return Encoded(ids, types if self.has_types else None)
         return out
 
     def encode_texts(self, texts: Sequence[str]) -> Encoded:
@@ -64,6 +64,6 @@ class Tokenizer:
             max_length=self.max_length if truncation else None,
             padding=False,
             return_attention_mask=False,
-            return_token_type_ids=self._has_types,
+            return_token_type_ids=self.has_types,
         )
-        return Encoded(enc["input_ids"], enc["token_type_ids"] if self._has_types else None)
+        return Encoded(enc["input_ids"], enc["token_type_ids"] if self.has_types else None)

@@ -6,8 +6,13 @@ import logging
 import os
 from pathlib import Path
 
-import numpy as np
-import torch
+# OpenMP threads spin while idle by default. On a small machine shared with the HTTP layer, the
+# tokenizer and other workers, a spinning or descheduled thread stalls every parallel region: measured
+# here, a one-row forward pass took 10-100x longer under contention. Must be set before torch loads.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 from ..batching import PaddedBatch
 from ..model_spec import ModelSpec
