@@ -8,6 +8,7 @@ which merges concurrent requests' misses into one engine call. A fully cached re
 from __future__ import annotations
 
 import logging
+import os
 
 import bentoml
 
@@ -45,7 +46,9 @@ class ZeroShotClassifier:
         stored = self.model_ref
         self.spec = load_spec(stored)
         self.model_tag = str(stored.tag)
-        backend = load_backend(stored.path, self.spec, S.runtime, S.device, S.cpu_threads, S.onnx_variant)
+        # several workers share the cores this process may use: size each worker's thread pool to its share
+        threads = S.cpu_threads or max(1, len(os.sched_getaffinity(0)) // S.workers)
+        backend = load_backend(stored.path, self.spec, S.runtime, S.device, threads, S.onnx_variant)
         self.engine = Engine(
             self.spec,
             Tokenizer.load(stored.path, self.spec.max_length),
