@@ -41,7 +41,9 @@ class Settings:
         "(CUDA), or auto = fp16 on a GPU when exported, else fp32.",
         default="auto",
     )
-    cpu_threads: int = _doc("Intra-op threads per worker for the CPU backend; 0 = this process's cores divided by ZSC_WORKERS.", default=0)
+    cpu_threads: int = _doc(
+        "Intra-op threads per worker for the CPU backend; 0 = this process's cores divided by ZSC_WORKERS.", default=0
+    )
 
     # Batching --------------------------------------------------------------------------------------
     max_batch_size: int = _doc(
