@@ -104,3 +104,21 @@ def test_structbert_import_recorded_modelscope_indices(nli_servers):
     assert r.status_code == 200, r.text
     assert r.json()["model"].startswith("tiny-ms:")
     assert np.isclose(sum(r.json()["scores"]), 1.0)
+
+
+def test_batch_larger_than_one_engine_call_is_split_and_still_exact(nli_servers, tiny_checkpoints):
+    """80 items x 8 labels = 640 pairs > ZSC_MAX_BATCH_SIZE (512): the dispatcher splits the job."""
+    pipe = reference(tiny_checkpoints, "hf")
+    rng = random.Random(21)
+    cases = [
+        {
+            "text": " ".join(rng.choices(WORDS, k=rng.randint(3, 20))),
+            "labels": rng.sample(WORDS, 8),
+            "multi_label": False,
+        }
+        for _ in range(80)
+    ]
+    r = httpx.post(f"{nli_servers['hf']}/classify_batch", json={"items": cases}, timeout=300)
+    assert r.status_code == 200, r.text
+    for case, result in zip(cases[::7], r.json()["results"][::7]):
+        assert_same(as_dict(result), expected(pipe, case, "hf"))
