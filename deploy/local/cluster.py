@@ -5,6 +5,12 @@
     python deploy/local/cluster.py status
     python deploy/local/cluster.py kill replica-2       # fault injection: SIGKILL every process of one member
     python deploy/local/cluster.py down                 # make cluster-down
+    python deploy/local/cluster.py up -n 2 --cpus 0 --cpus 1 --front-cpus 1   # pin replica-1 to CPU 0, replica-2 to 1
+
+CPU pinning (``--cpus``, ``--front-cpus``) sets the CPU affinity of a member before it starts; its children
+(BentoML's workers, their thread pools) inherit it. A pinned replica gets ``ZSC_CPU_THREADS`` = the size of
+its CPU set unless ``--threads`` or ``ZSC_CPU_THREADS`` says otherwise. ``cluster.json`` records each
+member's CPU set and threads.
 
 Everything lives in one run directory (default ``run/cluster``): ``cluster.json`` (ports, PIDs, URLs),
 and one folder per member with its log, its PID file and, for a replica, its own BentoML home (the
@@ -137,7 +143,46 @@ def kill_member(run_dir: Path, member: str, sig: int = signal.SIGKILL) -> list[i
     return pids
 
 
-def _start(cmd: list[str], env: dict[str, str], log: Path, pid_file: Path, cwd: Path = ROOT) -> int:
+def parse_cpus(spec: str) -> list[int]:
+    """A CPU list as taskset and cgroups write it: ``0``, ``0,2``, ``0-3``, ``0-1,6``."""
+    cpus: set[int] = set()
+    for part in spec.replace(" ", "").split(","):
+        if not part:
+            continue
+        lo, sep, hi = part.partition("-")
+        if not (lo.isdigit() and (not sep or hi.isdigit())):
+            raise ClusterError(f"bad CPU list {spec!r}: use forms like 0, 0,2 or 0-3")
+        cpus.update(range(int(lo), int(hi if sep else lo) + 1))
+    if not cpus:
+        raise ClusterError(f"empty CPU list {spec!r}")
+    allowed = os.sched_getaffinity(0)
+    if not cpus <= allowed:
+        raise ClusterError(f"CPUs {sorted(cpus - allowed)} of {spec!r} are not available (allowed: {sorted(allowed)})")
+    return sorted(cpus)
+
+
+def replica_cpus(specs: list[str], replicas: int) -> list[list[int] | None]:
+    """One CPU set per replica from ``--cpus`` values, given in replica order and repeated cyclically;
+    ``auto`` splits the CPUs this process may use into ``replicas`` disjoint sets (round robin when there
+    are fewer CPUs than replicas). No values: no pinning."""
+    if not specs:
+        return [None] * replicas
+    if specs == ["auto"]:
+        allowed = sorted(os.sched_getaffinity(0))
+        if len(allowed) < replicas:
+            return [[allowed[i % len(allowed)]] for i in range(replicas)]
+        per = len(allowed) // replicas
+        return [allowed[i * per : (i + 1) * per] for i in range(replicas)]
+    sets = [parse_cpus(s) for s in specs]
+    return [sets[i % len(sets)] for i in range(replicas)]
+
+
+def _start(
+    cmd: list[str], env: dict[str, str], log: Path, pid_file: Path, cwd: Path = ROOT, cpus: list[int] | None = None
+) -> int:
+    def pin() -> None:  # runs in the child between fork and exec: everything it starts inherits the set
+        os.sched_setaffinity(0, cpus)
+
     with log.open("ab") as out:
         proc = subprocess.Popen(
             cmd,
@@ -147,6 +192,7 @@ def _start(cmd: list[str], env: dict[str, str], log: Path, pid_file: Path, cwd: 
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=pin if cpus else None,  # safe: this script starts no threads
         )
     pid_file.write_text(f"{proc.pid}\n")
     return proc.pid
@@ -283,6 +329,8 @@ def up(
     extra_env: dict[str, str] | None = None,
     threads: int | None = None,
     ready_timeout: float = 300,
+    cpus: list[str] | None = None,
+    front_cpus: str | None = None,
 ) -> dict:
     """Start the cluster and wait until nginx answers /readyz; returns the state written to cluster.json."""
     run_dir = run_dir.resolve()
@@ -295,6 +343,8 @@ def up(
         raise ClusterError(f"a cluster is already running from {run_dir}: stop it first (make cluster-down)")
     extra_env = dict(extra_env or {})
     base_env = {**os.environ, **extra_env}
+    pins = replica_cpus(list(cpus or []), replicas)
+    front = parse_cpus(front_cpus) if front_cpus else None
 
     # ports: fixed ones must be free; 0 means "any free port"
     taken: set[int] = set()
@@ -324,7 +374,7 @@ def up(
 
     state: dict = {"run_dir": str(run_dir), "started": time.time(), "redis": None, "replicas": [], "nginx": None}
     try:
-        _up(run_dir, state, base_env, nginx_port, replica_ports, rport, weights, threads, ready_timeout)
+        _up(run_dir, state, base_env, nginx_port, replica_ports, rport, weights, threads, ready_timeout, pins, front)
     except BaseException:
         say("start-up failed: stopping what was started")
         down(run_dir, quiet=True)
@@ -332,7 +382,9 @@ def up(
     return state
 
 
-def _up(run_dir, state, base_env, nginx_port, replica_ports, rport, weights, threads, ready_timeout) -> None:
+def _up(
+    run_dir, state, base_env, nginx_port, replica_ports, rport, weights, threads, ready_timeout, pins, front
+) -> None:
     t0 = time.monotonic()
     common = {"BENTOML_DO_NOT_TRACK": "True", "PYTHONUNBUFFERED": "1"}
 
@@ -363,11 +415,12 @@ def _up(run_dir, state, base_env, nginx_port, replica_ports, rport, weights, thr
             "allkeys-lru",
         ]
         env = {**base_env, **common, MARK: _mark(run_dir, "redis")}
-        pid = _start(cmd, env, rdir / "redis.log", rdir / "redis.pid", cwd=rdir)
+        pid = _start(cmd, env, rdir / "redis.log", rdir / "redis.pid", cwd=rdir, cpus=front)
         state["redis"] = {
             "port": rport,
             "pid": pid,
             "start_time": _start_time(pid),
+            "cpus": front,
             "url": f"redis://{HOST}:{rport}/0",
             "log": str(rdir / "redis.log"),
         }
@@ -393,10 +446,11 @@ def _up(run_dir, state, base_env, nginx_port, replica_ports, rport, weights, thr
 
     # 3. Replicas, started together (each loads its own copy of the model)
     n = len(replica_ports)
+    shared_threads = threads
     if threads is None and not base_env.get("ZSC_CPU_THREADS"):
-        threads = max(1, (os.cpu_count() or 1) // n)
+        shared_threads = max(1, (os.cpu_count() or 1) // n)
     bentoml = _venv_bin("bentoml")
-    for i, (rp, weight) in enumerate(zip(replica_ports, weights), start=1):
+    for i, (rp, weight, pin) in enumerate(zip(replica_ports, weights, pins), start=1):
         name = f"replica-{i}"
         rdir = run_dir / name
         home = rdir / "bentoml_home"
@@ -405,10 +459,14 @@ def _up(run_dir, state, base_env, nginx_port, replica_ports, rport, weights, thr
         env = {**base_env, **common, "BENTOML_HOME": str(home), MARK: _mark(run_dir, name)}
         if threads is not None:
             env["ZSC_CPU_THREADS"] = str(threads)
+        elif pin and not base_env.get("ZSC_CPU_THREADS"):
+            env["ZSC_CPU_THREADS"] = str(len(pin))  # a pinned replica: one thread per CPU of its set
+        elif shared_threads is not None:
+            env["ZSC_CPU_THREADS"] = str(shared_threads)
         if state["redis"]:
             env["ZSC_REDIS_URL"] = state["redis"]["url"]
         cmd = [bentoml, "serve", "service.service:ZeroShotClassifier", "--host", HOST, "--port", str(rp)]
-        pid = _start(cmd, env, rdir / "replica.log", rdir / "replica.pid")
+        pid = _start(cmd, env, rdir / "replica.log", rdir / "replica.pid", cpus=pin)
         state["replicas"].append(
             {
                 "name": name,
@@ -419,10 +477,13 @@ def _up(run_dir, state, base_env, nginx_port, replica_ports, rport, weights, thr
                 "weight": weight,
                 "log": str(rdir / "replica.log"),
                 "home": str(home),
+                "cpus": pin,
+                "threads": int(env["ZSC_CPU_THREADS"]) if env.get("ZSC_CPU_THREADS") else None,
             }
         )
         _save_state(run_dir, state)
-        say(f"{name} starting on {HOST}:{rp} (pid {pid}, log {rdir / 'replica.log'})")
+        where = f", CPUs {_cpu_list(pin)}, {env['ZSC_CPU_THREADS']} threads" if pin else ""
+        say(f"{name} starting on {HOST}:{rp} (pid {pid}{where}, log {rdir / 'replica.log'})")
 
     deadline = time.monotonic() + ready_timeout
     pending = {r["name"]: r for r in state["replicas"]}
@@ -460,6 +521,7 @@ def _up(run_dir, state, base_env, nginx_port, replica_ports, rport, weights, thr
         ndir / "nginx.out",
         ndir / "nginx.pid",
         cwd=ndir,
+        cpus=front,
     )
     url = f"http://{HOST}:{nginx_port}"
     state["nginx"] = {
@@ -467,6 +529,7 @@ def _up(run_dir, state, base_env, nginx_port, replica_ports, rport, weights, thr
         "url": url,
         "pid": pid,
         "start_time": _start_time(pid),
+        "cpus": front,
         "dir": str(ndir),
         "access_log": str(ndir / "logs" / "access.json"),
         "error_log": str(ndir / "logs" / "error.log"),
@@ -479,6 +542,10 @@ def _up(run_dir, state, base_env, nginx_port, replica_ports, rport, weights, thr
         """-d '{"text": "The team won the cup", "labels": ["sports", "business"]}'"""
     )
     say(f"logs and PID files under {run_dir}; stop with: make cluster-down")
+
+
+def _cpu_list(cpus: list[int] | None) -> str:
+    return ",".join(map(str, cpus)) if cpus else "all"
 
 
 def _wait(ok, pid: int, log: Path, timeout: float, what: str) -> None:
@@ -545,16 +612,19 @@ def status(run_dir: Path) -> int:
     rows = []
     if state.get("redis"):
         r = state["redis"]
-        rows.append(("redis", f"{HOST}:{r['port']}", "ok" if _redis_ping(r["port"]) else "down"))
+        rows.append(("redis", f"{HOST}:{r['port']}", "ok" if _redis_ping(r["port"]) else "down", r.get("cpus")))
     for r in state["replicas"]:
         code = _http_status(f"{r['url']}/readyz")
-        rows.append((r["name"], f"{HOST}:{r['port']}", "ready" if code == 200 else f"not ready ({code})"))
+        health = "ready" if code == 200 else f"not ready ({code})"
+        rows.append((r["name"], f"{HOST}:{r['port']}", health, r.get("cpus")))
     if state.get("nginx"):
         code = _http_status(f"{state['nginx']['url']}/nginx/health")
-        rows.append(("nginx", f"{HOST}:{state['nginx']['port']}", "ok" if code == 200 else "down"))
-    for name, addr, health in rows:
+        rows.append(
+            ("nginx", f"{HOST}:{state['nginx']['port']}", "ok" if code == 200 else "down", state["nginx"].get("cpus"))
+        )
+    for name, addr, health, cpus in rows:
         pids = sorted(p for p, m in running.items() if m == name)
-        print(f"{name:<12} {addr:<22} {health:<20} pids {' '.join(map(str, pids)) or '-'}")
+        print(f"{name:<12} {addr:<22} {health:<20} cpus {_cpu_list(cpus):<8} pids {' '.join(map(str, pids)) or '-'}")
     return 0 if running else 1
 
 
@@ -587,9 +657,22 @@ def main(argv: list[str] | None = None) -> int:
     p_up.add_argument("--redis-port", type=int, default=6390, help="0 = any free port")
     p_up.add_argument("--no-redis", action="store_true", help="no redis-server, no ZSC_REDIS_URL")
     p_up.add_argument("--weights", help="nginx weight per replica, e.g. 4,1,1 (default all 1)")
-    p_up.add_argument("--threads", type=int, help="ZSC_CPU_THREADS per replica (default: cores / replicas)")
+    p_up.add_argument(
+        "--threads",
+        type=int,
+        help="ZSC_CPU_THREADS per replica (default: size of its CPU set if pinned, else cores / replicas)",
+    )
     p_up.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="extra env for replicas")
     p_up.add_argument("--ready-timeout", type=float, default=300)
+    p_up.add_argument(
+        "--cpus",
+        action="append",
+        default=[],
+        metavar="LIST",
+        help="pin replicas to CPU sets: one --cpus per replica in order (0, 0-1, 0,2), repeated cyclically; "
+        "`--cpus auto` splits the available CPUs evenly (default: no pinning)",
+    )
+    p_up.add_argument("--front-cpus", metavar="LIST", help="pin nginx and redis-server to this CPU set")
     p_down = sub.add_parser("down", help="stop everything this run directory started")
     p_down.add_argument("--grace", type=float, default=30, help="seconds before SIGKILL")
     sub.add_parser("status", help="what is running and healthy")
@@ -612,6 +695,8 @@ def main(argv: list[str] | None = None) -> int:
                 _env_pairs(args.env),
                 args.threads,
                 args.ready_timeout,
+                args.cpus,
+                args.front_cpus,
             )
         elif args.cmd == "down":
             down(args.run_dir, args.grace)
