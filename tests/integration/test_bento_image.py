@@ -1,0 +1,180 @@
+"""Shipping: `bentoml build` from bentofile.yaml, the image's locked requirements, and the CPU image itself.
+
+The bento is built into the session's private store (``store_env``) with build/bento.sh, as CI does on a
+fresh clone. The image tests build the CPU image from that bento with build/image.sh (buildah, local base
+image from build/base-image.sh) and run build/smoke.py against it with podman; they are skipped where
+buildah/podman are missing or not root (install: buildah podman runc uidmap slirp4netns debootstrap), or
+with ZSC_SKIP_IMAGE_TESTS=1. Images they create are removed afterwards; the local base image is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+
+from tests.support.server import BIN, ROOT
+
+sys.path.insert(0, str(ROOT / "clients"))
+import regenerate  # noqa: E402  (clients/regenerate.py)
+
+TEST_IMAGE = "localhost/zsc-test-image"
+
+
+def _run(cmd: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        cmd, cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def built_bento(store_env):
+    """(tag, path) of a bento built from the working tree by build/bento.sh into the private store."""
+    result = _run(["build/bento.sh"], {**store_env, "VENV_BIN": str(BIN)}, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    tag = result.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"zero-shot-classifier:[a-z0-9]+", tag), result.stdout
+    code = "import sys, bentoml; print(bentoml.get(sys.argv[1]).path)"
+    path = _run([sys.executable, "-c", code, tag], store_env, timeout=120).stdout.strip()
+    return tag, path
+
+
+def test_bentoml_build_packs_the_service_model_and_lean_requirements(built_bento):
+    tag, path = built_bento
+    info = yaml.safe_load(open(f"{path}/bento.yaml"))
+    assert info["service"] == "service.service:ZeroShotClassifier"
+    models = [m["tag"] for s in info["services"] for m in s["models"]]
+    assert len(models) == 1 and models[0].startswith("all-minilm-l6-v2:"), models
+    assert info["image"]["base_image"]  # docker.base_image, not the legacy cuda_version path
+    assert os.path.isfile(f"{path}/src/service/service.py")
+    assert not os.path.exists(f"{path}/src/tests")
+    reqs = open(f"{path}/env/python/requirements.txt").read()
+    names = {Requirement(line).name.lower() for line in reqs.splitlines() if line and not line.startswith("#")}
+    assert {"bentoml", "onnxruntime", "transformers", "tokenizers"} <= names
+    assert "torch" not in names
+
+
+def test_bento_openapi_matches_the_client_source_schema(built_bento):
+    _, path = built_bento
+    diff = regenerate.schema_diff(regenerate.committed_schema(), regenerate.schema_from_bento(path))
+    assert not diff, "the bento's apis/openapi.yaml differs from clients/openapi.json (make client):\n" + "\n".join(
+        diff[:80]
+    )
+
+
+def _locked(path: str) -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / path).read_text().splitlines():
+        if line and not line.startswith("#"):
+            req = Requirement(line)
+            (spec,) = req.specifier
+            pins[req.name.lower().replace("_", "-")] = spec.version
+    return pins
+
+
+@pytest.mark.parametrize("flavour", ["cpu", "gpu"])
+def test_image_requirements_are_locked_from_pyproject(flavour):
+    """requirements/serve*.txt (build/lock.sh) pin every serving dependency of pyproject.toml."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = [Requirement(r) for r in project["dependencies"]]
+    if flavour == "cpu":
+        wanted += [Requirement(r) for r in project["optional-dependencies"]["onnx"]]
+        pins = _locked("requirements/serve.txt")
+        assert "torch" not in pins and not any(n.startswith("nvidia-cu") for n in pins)
+    else:
+        wanted += [Requirement(r) for r in (ROOT / "requirements/serve-gpu.in").read_text().splitlines()
+                   if r.strip() and not r.startswith("#")]
+        pins = _locked("requirements/serve-gpu.txt")
+        assert "onnxruntime" not in pins, "onnxruntime and onnxruntime-gpu install the same module"
+        assert any(n.startswith("nvidia-cudnn") for n in pins)
+    stale = [
+        f"{r} (locked: {pins.get(r.name.lower().replace('_', '-'))})"
+        for r in wanted
+        if r.name.lower().replace("_", "-") not in pins or pins[r.name.lower().replace("_", "-")] not in r.specifier
+    ]
+    assert not stale, f"run build/lock.sh: {stale}"
+
+
+def _image_tools_missing() -> str | None:
+    if os.environ.get("ZSC_SKIP_IMAGE_TESTS"):
+        return "ZSC_SKIP_IMAGE_TESTS is set"
+    missing = [t for t in ("buildah", "podman", "runc") if shutil.which(t) is None]
+    if missing:
+        return f"{', '.join(missing)} not installed (apt-get install buildah podman runc uidmap slirp4netns debootstrap)"
+    if os.geteuid() != 0:
+        return "the image build here needs root (vfs storage under /var/lib/containers, debootstrap)"
+    return None
+
+
+image_tools = pytest.mark.skipif(_image_tools_missing() is not None, reason=str(_image_tools_missing()))
+
+
+def _podman(*args: str) -> subprocess.CompletedProcess:
+    env = {
+        "CONTAINERS_CONF": os.environ.get("CONTAINERS_CONF", str(ROOT / "build/containers/containers.conf")),
+        "CONTAINERS_STORAGE_CONF": os.environ.get(
+            "CONTAINERS_STORAGE_CONF", str(ROOT / "build/containers/storage.conf")
+        ),
+    }
+    return _run(["podman", *args], env, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def image_cleanup():
+    """Remove every image the tests below create (the local base image and older images stay)."""
+    before = set(_podman("images", "-a", "-q", "--no-trunc").stdout.split())
+    yield
+    for tag in ("latest", "latest-nomodel"):
+        _podman("rmi", "-f", f"{TEST_IMAGE}:{tag}")
+    after = _podman("images", "-a", "-q", "--no-trunc").stdout.split()
+    created = [i for i in after if i not in before]
+    if created:
+        _podman("rmi", "-f", *created)
+
+
+def _build(built_bento, store_env, target: str) -> tuple[str, str]:
+    tag, _ = built_bento
+    env = {**store_env, "BENTO": tag, "IMAGE": TEST_IMAGE, "TARGET": target, "VENV_BIN": str(BIN)}
+    result = _run(["build/image.sh", "cpu"], env, timeout=1500)
+    assert result.returncode == 0, result.stderr[-4000:]
+    return result.stdout.strip().splitlines()[-1], result.stderr
+
+
+def _smoke(image: str, tmp_path, *extra: str) -> dict:
+    out = tmp_path / "smoke.json"
+    result = _run([sys.executable, "build/smoke.py", image, "--json", str(out), *extra], {}, timeout=900)
+    summary = json.loads(out.read_text()) if out.exists() else {}
+    assert result.returncode == 0 and summary.get("ok"), result.stdout[-4000:] + result.stderr[-2000:]
+    return summary
+
+
+@image_tools
+@pytest.mark.timeout(1800)
+def test_cpu_image_builds_and_serves(built_bento, store_env, image_cleanup, tmp_path):
+    image, log = _build(built_bento, store_env, "service")
+    summary = _smoke(image, tmp_path)
+    print(json.dumps(summary, indent=2), log.strip().splitlines()[-1])
+    assert summary["size_mb"] < 1500
+    assert summary["uid"] != 0 and summary["pid1"].startswith("/usr/bin/tini")
+    assert [c["top"] for c in summary["classify"]] == ["sports", "business", "technology"]
+    assert summary["drain"]["request_status"] == 200 and summary["drain"]["exit_code"] == 0
+
+
+@image_tools
+@pytest.mark.timeout(1200)
+def test_cpu_image_without_model_serves_a_mounted_store(built_bento, store_env, image_cleanup, tmp_path):
+    """TARGET=runtime: no model inside; the store is mounted read-only at $BENTOML_HOME/models."""
+    image, _ = _build(built_bento, store_env, "runtime")
+    store = tmp_path / "models"
+    shutil.copytree(os.path.join(store_env["BENTOML_HOME"], "models"), store)
+    subprocess.run(["chmod", "-R", "a+rX", str(store)], check=True)  # the container's uid 1000 reads it
+    summary = _smoke(image, tmp_path, "--mount-models", str(store))
+    assert summary["model"].startswith("all-minilm-l6-v2:")

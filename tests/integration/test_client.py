@@ -1,0 +1,141 @@
+"""The generated client (clients/python, package ``zsc_client``): in sync with the service, and working.
+
+The committed client is generated from clients/openapi.json by clients/regenerate.py. These tests fail when
+the service's OpenAPI document (live ``/docs.json``) no longer matches that file, when the committed code is
+not what the file generates, and when the client cannot classify through a live server, sync or async.
+Fix: ``make client`` (``.venv/bin/python clients/regenerate.py``) and commit clients/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import importlib.util
+import json
+import shutil
+import sys
+
+import httpx
+import pytest
+
+from tests.support.server import ROOT
+
+sys.path.insert(0, str(ROOT / "clients"))
+import regenerate  # noqa: E402  (clients/regenerate.py)
+
+pytest.importorskip("zsc_client", reason="install the generated client: pip install -e clients/python")
+from zsc_client import Client  # noqa: E402
+from zsc_client.api.classifier import classify, classify_batch  # noqa: E402
+from zsc_client.api.infrastructure import get_readyz  # noqa: E402
+from zsc_client.models import ClassifyBatchBody, ClassifyBody, ClassifyRequest, ClassifyResult, InvalidArgument  # noqa: E402
+
+LABELS = ["sports", "business", "technology"]
+needs_generator = pytest.mark.skipif(
+    shutil.which("openapi-python-client", path=str(ROOT / ".venv" / "bin")) is None
+    and importlib.util.find_spec("openapi_python_client") is None,
+    reason="openapi-python-client is not installed (dev extra)",
+)
+
+
+@pytest.fixture(scope="module")
+def live_schema(default_server):
+    return httpx.get(f"{default_server}/docs.json", timeout=30).json()
+
+
+def test_committed_schema_matches_the_live_service(live_schema):
+    diff = regenerate.schema_diff(regenerate.committed_schema(), live_schema)
+    assert not diff, "the service's API changed; run `make client` and commit clients/:\n" + "\n".join(diff[:80])
+
+
+@needs_generator
+def test_committed_client_is_what_the_committed_schema_generates():
+    files = regenerate.code_diff(regenerate.committed_schema())
+    assert not files, "clients/python was edited or generated elsewhere; run `make client`:\n" + "\n".join(files)
+
+
+@needs_generator
+def test_schema_drift_is_caught(live_schema, default_server, tmp_path, monkeypatch):
+    """Edit a copy of the schema the way a service change would; both checks must notice."""
+    edited = copy.deepcopy(live_schema)
+    request = edited["paths"]["/classify"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    request["properties"]["language"] = {"type": "string", "title": "Language"}
+    request["required"] = [*request["required"], "language"]
+    diff = regenerate.schema_diff(regenerate.committed_schema(), edited)
+    assert any("language" in line for line in diff), diff
+    # the client generated from the edited copy differs from the committed one
+    files = regenerate.code_diff(edited)
+    assert "differs: zsc_client/models/classify_body.py" in files, files
+    # a removed endpoint shows too
+    dropped = copy.deepcopy(live_schema)
+    del dropped["paths"]["/classify_batch"]
+    assert any("/classify_batch" in line for line in regenerate.schema_diff(regenerate.committed_schema(), dropped))
+    # and the one-command check (`clients/regenerate.py --check`) exits 1 on the stale copy, 0 on the real one
+    stale = tmp_path / "openapi.json"
+    stale.write_text(regenerate.dumps(regenerate.normalise(edited)))
+    monkeypatch.setattr(regenerate, "SCHEMA", stale)
+    assert regenerate.main(["--check", "--from-url", default_server]) == 1
+    monkeypatch.undo()
+    assert regenerate.main(["--check", "--from-url", default_server]) == 0
+
+
+def test_normalise_ignores_build_details_only(live_schema):
+    other = copy.deepcopy(live_schema)
+    other["info"] = {"title": "zero_shot_classifier", "version": "abc123", "description": "a bento README"}
+    other["servers"] = [{"url": "http://elsewhere"}]
+    assert regenerate.schema_diff(live_schema, other) == []
+    other["paths"]["/classify"]["post"]["responses"].pop("400")
+    assert regenerate.schema_diff(live_schema, other) != []
+
+
+def test_sync_client_classifies(default_server):
+    with Client(base_url=default_server, timeout=httpx.Timeout(60)) as client:
+        assert get_readyz.sync_detailed(client=client).status_code == 200
+        out = classify.sync(
+            client=client, body=ClassifyBody(text="The striker scored twice in the cup final", labels=LABELS)
+        )
+        assert isinstance(out, ClassifyResult), out
+        assert out.labels[0] == "sports"
+        assert sum(out.scores) == pytest.approx(1.0, abs=1e-6)
+        assert out.model.startswith("all-minilm-l6-v2:")
+
+        multi = classify.sync(
+            client=client,
+            body=ClassifyBody(
+                text="Shares fell after the earnings call", labels=LABELS, multi_label=True, hypothesis_template="{}"
+            ),
+        )
+        assert multi.multi_label is True and multi.labels[0] == "business"
+
+        bad = classify.sync_detailed(client=client, body=ClassifyBody(text="", labels=LABELS))
+        assert bad.status_code == 400
+        assert isinstance(bad.parsed, InvalidArgument)
+        assert "text is empty" in json.dumps(json.loads(bad.content)["detail"])
+
+
+def test_sync_client_batch(default_server):
+    items = [
+        ClassifyRequest(text="The tennis player won the match in straight sets", labels=LABELS),
+        ClassifyRequest(text="The company raised its profit outlook", labels="sports, business, technology"),
+    ]
+    with Client(base_url=default_server, timeout=httpx.Timeout(60)) as client:
+        out = classify_batch.sync(client=client, body=ClassifyBatchBody(items=items))
+    assert [r.labels[0] for r in out.results] == ["sports", "business"]
+
+
+def test_async_client_classifies_concurrently(default_server):
+    texts = {
+        "The striker scored twice in the cup final": "sports",
+        "Shares of the bank fell 5% after earnings": "business",
+        "A software update fixes a security bug": "technology",
+    }
+
+    async def run() -> list[str]:
+        async with Client(base_url=default_server, timeout=httpx.Timeout(60)) as client:
+            answers = await asyncio.gather(
+                *(classify.asyncio(client=client, body=ClassifyBody(text=t, labels=LABELS)) for t in texts)
+            )
+            detailed = await classify.asyncio_detailed(client=client, body=ClassifyBody(text="x", labels=[]))
+            assert detailed.status_code == 400
+        return [a.labels[0] for a in answers]
+
+    assert asyncio.run(run()) == list(texts.values())
