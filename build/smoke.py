@@ -60,7 +60,7 @@ def free_port() -> int:
 
 def http(method: str, url: str, body: object | None = None, timeout: float = 60) -> tuple[int, object]:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json"})
+    req = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json"})  # noqa: S310
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 (loopback only)
             raw = resp.read()
@@ -173,8 +173,13 @@ def main(argv: list[str] | None = None) -> int:
             stop_s = time.monotonic() - t_stop
             thread.join(130)
             exit_code = int(sh(runner, "inspect", "--format", "{{.State.ExitCode}}", cid).stdout.strip())
-            summary["drain"] = {"in_flight_at_sigterm": in_flight, "request_status": result.get("status"),
-                                "request_s": result.get("seconds"), "stop_s": round(stop_s, 1), "exit_code": exit_code}
+            summary["drain"] = {
+                "in_flight_at_sigterm": in_flight,
+                "request_status": result.get("status"),
+                "request_s": result.get("seconds"),
+                "stop_s": round(stop_s, 1),
+                "exit_code": exit_code,
+            }
             check(in_flight, "the slow request finished before SIGTERM: drain not exercised")
             check(result.get("status") == 200, f"the in-flight request got {result.get('status')} during shutdown")
             check(stop_s < args.stop_timeout - 1, f"stop took {stop_s:.0f} s: SIGTERM was not handled")

@@ -5,7 +5,7 @@
                                                       #   -> openapi-python-client -> clients/python/
     .venv/bin/python clients/regenerate.py --check    # exit 1 when either is stale (what the tests assert)
     ... --from-url http://localhost:3000              # take the schema from a live server's /docs.json
-    ... --from-bento PATH                             # or from a built bento's apis/openapi.yaml
+    ... --from-bento PATH|TAG                         # or from a built bento's apis/openapi.yaml
 
 The schema comes from the same object BentoML serves at ``/docs.json`` and writes into a bento's
 ``apis/openapi.yaml`` (``Service.openapi_spec``), so no server or model is needed. It is normalised first
@@ -20,7 +20,6 @@ import difflib
 import filecmp
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -89,10 +88,16 @@ def schema_from_url(url: str) -> dict[str, Any]:
         return json.loads(resp.read())
 
 
-def schema_from_bento(path: str | Path) -> dict[str, Any]:
+def schema_from_bento(path_or_tag: str | Path) -> dict[str, Any]:
+    """A built bento's ``apis/openapi.yaml``; a bento directory or a tag in the local bento store."""
     import yaml
 
-    return yaml.safe_load((Path(path) / "apis" / "openapi.yaml").read_text())
+    path = Path(path_or_tag)
+    if not path.is_dir():
+        import bentoml
+
+        path = Path(bentoml.get(str(path_or_tag)).path)
+    return yaml.safe_load((path / "apis" / "openapi.yaml").read_text())
 
 
 def committed_schema() -> dict[str, Any]:
@@ -128,8 +133,11 @@ def code_diff(schema: dict[str, Any], package_dir: Path = PACKAGE_DIR) -> list[s
 
 def _tree_diff(a: Path, b: Path) -> list[str]:
     def files(root: Path) -> set[str]:
-        return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                and ".egg-info" not in str(p)}
+        return {
+            str(p.relative_to(root))
+            for p in root.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and ".egg-info" not in str(p)
+        }
 
     fa, fb = files(a), files(b) if b.exists() else set()
     diffs = [f"only in fresh generation: {f}" for f in sorted(fa - fb)]
@@ -142,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     src = p.add_mutually_exclusive_group()
     src.add_argument("--from-url", metavar="URL", help="a live server's base URL (reads /docs.json)")
-    src.add_argument("--from-bento", metavar="PATH", help="a built bento directory (reads apis/openapi.yaml)")
+    src.add_argument("--from-bento", metavar="PATH|TAG", help="a built bento, directory or tag (apis/openapi.yaml)")
     p.add_argument("--check", action="store_true", help="change nothing; exit 1 when the client is stale")
     args = p.parse_args(argv)
     if args.from_url:

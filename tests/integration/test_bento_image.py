@@ -90,8 +90,11 @@ def test_image_requirements_are_locked_from_pyproject(flavour):
         pins = _locked("requirements/serve.txt")
         assert "torch" not in pins and not any(n.startswith("nvidia-cu") for n in pins)
     else:
-        wanted += [Requirement(r) for r in (ROOT / "requirements/serve-gpu.in").read_text().splitlines()
-                   if r.strip() and not r.startswith("#")]
+        wanted += [
+            Requirement(r)
+            for r in (ROOT / "requirements/serve-gpu.in").read_text().splitlines()
+            if r.strip() and not r.startswith("#")
+        ]
         pins = _locked("requirements/serve-gpu.txt")
         assert "onnxruntime" not in pins, "onnxruntime and onnxruntime-gpu install the same module"
         assert any(n.startswith("nvidia-cudnn") for n in pins)
@@ -108,7 +111,7 @@ def _image_tools_missing() -> str | None:
         return "ZSC_SKIP_IMAGE_TESTS is set"
     missing = [t for t in ("buildah", "podman", "runc") if shutil.which(t) is None]
     if missing:
-        return f"{', '.join(missing)} not installed (apt-get install buildah podman runc uidmap slirp4netns debootstrap)"
+        return f"{', '.join(missing)} missing (apt-get install buildah podman runc uidmap slirp4netns debootstrap)"
     if os.geteuid() != 0:
         return "the image build here needs root (vfs storage under /var/lib/containers, debootstrap)"
     return None
