@@ -7,7 +7,9 @@ PORT ?= 3000
 HOST ?= 0.0.0.0
 CONSTRAINTS ?= requirements/constraints-cpu.txt
 # Debian packages the test suite drives as real processes (installed only when missing).
-SYSTEM_PACKAGES ?= nginx redis-server prometheus
+IMAGE ?= zero-shot-classifier
+IMAGE_PACKAGES ?= buildah podman runc uidmap slirp4netns debootstrap
+SYSTEM_PACKAGES ?= nginx redis-server prometheus $(IMAGE_PACKAGES)
 N ?= 3
 CLUSTER_PORT ?= 8080
 PYTEST_ARGS ?=
@@ -15,20 +17,22 @@ PYTEST_ARGS ?=
 export BENTOML_DO_NOT_TRACK := True
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke
+.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke bento image image-gpu image-smoke base-image client client-check lock
 
 help:
 	@echo "make serve            run the service on port $(PORT) (bundled model unless ZSC_MODEL names another)"
 	@echo "make test             install everything and run lint + all tests"
 	@echo "make import-model SOURCE=...  import a model (bundled | DIR | modelscope:ID | hf:ID)"
 	@echo "make bench            ceiling vs engine vs service vs naive, torch vs ONNX fp32/int8, cache (~15 min)"
+	@echo "make image            CPU image $(IMAGE):latest (buildah here, Docker where an engine runs); make image-smoke runs it"
+	@echo "make client           regenerate the typed Python client in clients/python"
 	@echo "make cluster N=3       redis + N replicas + nginx on 127.0.0.1:$(CLUSTER_PORT); make cluster-down stops them"
 
 $(BIN)/.installed: pyproject.toml $(CONSTRAINTS)
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -c $(CONSTRAINTS) -e ".[onnx,torch,import,dev]"
+	$(BIN)/pip install -c $(CONSTRAINTS) -e ".[onnx,torch,import,dev]" -e ./clients/python
 	touch $@
 
 venv: $(BIN)/.installed
@@ -50,12 +54,12 @@ system-deps:
 	fi
 
 lint: venv
-	$(BIN)/ruff check service tests loadtest deploy
-	$(BIN)/ruff format --check service tests loadtest deploy
+	$(BIN)/ruff check service tests loadtest deploy build
+	$(BIN)/ruff format --check service tests loadtest deploy build
 
 format: venv
-	$(BIN)/ruff format service tests loadtest deploy
-	$(BIN)/ruff check --fix service tests loadtest deploy
+	$(BIN)/ruff format service tests loadtest deploy build
+	$(BIN)/ruff check --fix service tests loadtest deploy build
 
 test: system-deps venv lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -71,6 +75,33 @@ bench: system-deps venv
 
 bench-smoke: system-deps venv
 	$(BIN)/python -m loadtest.bench --smoke $(BENCH_ARGS)
+
+bento: venv
+	build/bento.sh
+
+base-image:
+	@$(MAKE) --no-print-directory system-deps SYSTEM_PACKAGES="$(IMAGE_PACKAGES)"
+	build/base-image.sh
+
+image: bento
+	@$(MAKE) --no-print-directory system-deps SYSTEM_PACKAGES="$(IMAGE_PACKAGES)"
+	IMAGE=$(IMAGE) build/image.sh cpu
+
+image-gpu: bento
+	@$(MAKE) --no-print-directory system-deps SYSTEM_PACKAGES="$(IMAGE_PACKAGES)"
+	IMAGE=$(IMAGE) build/image.sh gpu
+
+image-smoke: image
+	$(BIN)/python build/smoke.py $(IMAGE):latest
+
+client: venv
+	$(BIN)/python clients/regenerate.py
+
+client-check: venv
+	$(BIN)/python clients/regenerate.py --check
+
+lock: venv
+	build/lock.sh
 
 cluster: system-deps venv
 	$(BIN)/python deploy/local/cluster.py up --replicas $(N) --port $(CLUSTER_PORT)
