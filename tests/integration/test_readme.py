@@ -34,3 +34,11 @@ def test_bentoml_sync_client_as_documented(default_server):
     with bentoml.SyncHTTPClient(default_server) as client:
         out = client.classify({"text": "My card was charged twice", "labels": ["billing", "shipping"]})
     assert out["labels"][0] == "billing"
+
+
+def test_readme_python_clients_block_runs(default_server, capsys):
+    block = README.split("```python", 1)[1].split("```", 1)[0]
+    code = block.replace("http://localhost:3000", default_server)
+    exec(compile(code, "README.md", "exec"), {})  # noqa: S102 (our own README)
+    printed = capsys.readouterr().out.split()
+    assert printed[0] == "billing" and printed[1] == "billing"
