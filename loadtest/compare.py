@@ -350,6 +350,9 @@ def run_step(
     front_s = tree_cpu_s(running.front_pids) - front0
     loadgen_s = (child1.ru_utime - child0.ru_utime) + (child1.ru_stime - child0.ru_stime) - locust0
     busy_s = machine_busy_s() - busy0
+    failures_csv = Path(f"{prefix}_failures.csv")
+    if failures_csv.exists() and len(failures_csv.read_text().strip().splitlines()) <= 1:
+        failures_csv.unlink()  # header only: no failures to keep
     # keep what the report needs next to the results; the per-second history goes with the logs
     for extra in ("_stats_history.csv", "_exceptions.csv"):
         src = Path(f"{prefix}{extra}")
@@ -528,7 +531,7 @@ def run(plan: Plan, place: Placement, model: ModelInfo, out: Path, limit_s: floa
                         step = run_step(plan, target, running, users, place, out, logs, salt)
                         step["others_before_cores"] = round(before, 3)
                         _say_step(step)
-                        if step["other_cores"] <= quiet.threshold or quiet.left <= 0:
+                        if step["other_cores"] <= quiet.threshold or quiet.left <= 0 or attempt == 2:
                             break
                         say("  other processes shared the machine during this step: running it again")
                     if step is None:
@@ -596,12 +599,16 @@ def peaks(results: dict) -> dict[str, dict]:
     return out
 
 
-def knee(steps: list[dict]) -> dict | None:
-    """The fewest users that reach 90% of the target's best pairs/s: past it, more users only queue."""
+def knee(steps: list[dict], gain: float = 1.2) -> tuple[int, bool] | None:
+    """(users, found): the last user count after which more users raised pairs/s by under ``gain`` (20%):
+    past it, more users mostly add latency. found is False when throughput still grew at the last step."""
+    steps = sorted(steps, key=lambda s: s["users"])
     if not steps:
         return None
-    best = max(s["pairs_per_s"] for s in steps)
-    return min((s for s in steps if s["pairs_per_s"] >= 0.9 * best), key=lambda s: s["users"])
+    for a, b in zip(steps, steps[1:]):
+        if b["pairs_per_s"] < gain * a["pairs_per_s"]:
+            return a["users"], True
+    return steps[-1]["users"], False
 
 
 def markdown(results: dict) -> str:
@@ -616,7 +623,12 @@ def markdown(results: dict) -> str:
         "",
         f"Model `{results['model']['name']}` ({results['model']['kind']}); "
         f"{m['cpu']}, {m['cpus']} CPUs, {m['memory_gib']} GiB, {m['os']} (kernel {m['kernel']}). "
-        f"Run took {minutes:.1f} min.",
+        f"Run took {minutes:.1f} min"
+        + (
+            f" ({results['waited_for_quiet_s'] / 60:.1f} of them waiting for other processes to leave the CPUs)."
+            if results.get("waited_for_quiet_s")
+            else "."
+        ),
         "",
         "Versions: " + ", ".join(f"{k} {val}" for k, val in v.items()) + ".",
         "",
@@ -633,13 +645,18 @@ def markdown(results: dict) -> str:
             lines.append(f"| {t['label']} | — | — | — | — | — | — | {why[:80]} |")
             continue
         k = knee([x for x in results["steps"] if x["target"] == t["key"]])
+        k_text = "—" if not k else (str(k[0]) if k[1] else f"> {k[0]} (still rising)")
         ratio = f"{s['pairs_per_s'] / naive['pairs_per_s']:.1f}" if naive and naive["pairs_per_s"] else "—"
         lines.append(
             f"| {t['label']} | {s['pairs_per_s']:.0f} | {s['requests_per_s']:.1f} | {s['users']} | "
             f"{_ms(s['p50_ms'])} / {_ms(s['p95_ms'])} / {_ms(s['p99_ms'])} | {s['failure_rate']:.1%} | {ratio} | "
-            f"{k['users'] if k else '—'} |"
+            f"{k_text} |"
         )
     lines += [
+        "",
+        "Best = the step with the most (text, label) pairs answered per second (under 1% failures). Knee = the "
+        "last user count after which more users raised pairs/s by under 20%: past it, more users mostly add "
+        "latency. × naive compares pairs/s with the naive baseline's best.",
         "",
         "![throughput](throughput.png)",
         "",
@@ -652,7 +669,7 @@ def markdown(results: dict) -> str:
         "endpoints. Cache hit = share of answers served entirely from the cache (`X-Cache: hit`). CPU columns "
         "are cores busy on average during the step: the servers (replicas or the naive server), nginx + "
         "Redis, Locust, and everything else on the machine (should be near 0: otherwise the step shared the "
-        "machine with something else).",
+        "machine with something else). A 1-user step carries only a few dozen requests: its percentiles are rough.",
         "",
         "| target | users | requests | req/s | texts/s | pairs/s | p50 / p95 / p99 ms | failures | cache hit | "
         "server CPU | nginx+redis CPU | Locust CPU | other CPU |",
@@ -721,7 +738,8 @@ def markdown(results: dict) -> str:
         f"- Shared machine: waited {results.get('waited_for_quiet_s', 0):g} s in all for other processes to "
         "leave the CPUs before steps; a step during which they used over 0.25 cores was run again once (the "
         "cache keeps what the first attempt put in it).",
-        "- Locust's CSVs: `csv/<target>/u<users>_stats.csv` (and `_failures.csv`); every step in `summary.csv`.",
+        "- Locust's CSVs: `csv/<target>/u<users>_stats.csv` (`_failures.csv` when a step had failures; "
+        "`_zsc.json`: pairs, texts and X-Cache counts); every step in `summary.csv`, everything in `results.json`.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -752,9 +770,9 @@ def limits(results: dict) -> list[str]:
         f"(it used up to {lg:.2f} of a core)."
     )
     if shared:
-        who = ", ".join(sorted({f"{m} ({label})" for label, m in shared}))
+        who = " and ".join(sorted({m for _label, m in shared}))
         out.append(
-            f"- Not enough CPUs for every replica to have its own: {who} shares CPU "
+            f"- Not enough CPUs for every replica to have its own: in the multi-replica targets {who} shares CPU "
             f"{cpu_list(place['loadgen'])} with Locust, nginx and Redis. So N replicas here measure N cores of "
             "serving minus what the load generator and the proxy take; the gain over one replica is a lower "
             "bound of what separate cores or machines give."

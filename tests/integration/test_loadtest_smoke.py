@@ -20,6 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from loadtest.compare import Placement, knee
+from tests.support.cluster import cluster_module
 from tests.support.server import BIN, ROOT
 
 pytestmark = [
@@ -76,7 +77,10 @@ def test_service_targets_go_through_their_endpoints(smoke_run):
     by_key = {t["key"]: t for t in results["targets"]}
     assert [m["name"] for m in by_key["r1-cache-on"]["members"]] == ["replica-1"]
     assert [m["name"] for m in by_key["r2-cache-on"]["members"]] == ["replica-1", "replica-2"]
-    assert all(m["cpus"] and m["threads"] for t in by_key.values() for m in t["members"])  # pinned, reported
+    for member in (m for t in by_key.values() for m in t["members"]):
+        # pinned by cluster.py --cpus (or taskset for the naive server), and the worker really runs there
+        assert member["cpus"] and member["threads"] == len(member["cpus"]), member
+        assert member["affinity"] == member["cpus"], member
     naive = next(s for s in results["steps"] if s["target"] == "naive")
     assert set(naive["endpoints"]) == {"/classify"}  # the naive server has no /classify_batch
     for key in ("r1-cache-on", "r2-cache-on"):
@@ -127,7 +131,23 @@ def test_placement_gives_each_replica_its_own_cpus_when_it_can():
     assert two.replicas(2) == [[0], [1]]  # the second replica shares the load generator's CPU: reported
 
 
-def test_knee_is_the_fewest_users_within_90_percent_of_the_best():
-    steps = [{"users": u, "pairs_per_s": p} for u, p in ((1, 10), (4, 40), (16, 95), (32, 100), (64, 98))]
-    assert knee(steps)["users"] == 16
+def test_knee_is_where_more_users_stop_adding_throughput():
+    steps = [{"users": u, "pairs_per_s": p} for u, p in ((64, 98), (1, 10), (4, 40), (16, 95), (32, 100))]
+    assert knee(steps) == (16, True)  # 16 -> 32 users added under 20%
+    assert knee(steps[1:3]) == (4, False)  # still rising at the last step
     assert knee([]) is None
+
+
+def test_cluster_cpu_sets_per_replica():
+    allowed = sorted(os.sched_getaffinity(0))
+    assert cluster_module.replica_cpus([], 2) == [None, None]
+    assert cluster_module.replica_cpus([str(allowed[0])], 3) == [[allowed[0]]] * 3  # repeated cyclically
+    auto = cluster_module.replica_cpus(["auto"], 2)
+    assert all(cpus and set(cpus) <= set(allowed) for cpus in auto)
+    if len(allowed) >= 2:
+        assert not set(auto[0]) & set(auto[1])  # disjoint when there are enough CPUs
+    assert cluster_module.parse_cpus(f"{allowed[0]}-{allowed[0]},{allowed[-1]}") == sorted({allowed[0], allowed[-1]})
+    with pytest.raises(cluster_module.ClusterError):
+        cluster_module.parse_cpus("99999")
+    with pytest.raises(cluster_module.ClusterError):
+        cluster_module.parse_cpus("a-b")
