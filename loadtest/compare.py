@@ -110,8 +110,11 @@ class Placement:
     server: list[int]
     front: list[int]  # nginx and redis-server
     notes: list[str] = field(default_factory=list)
+    pinned: bool = True
 
-    def replicas(self, n: int) -> list[list[int]]:
+    def replicas(self, n: int) -> list[list[int] | None]:
+        if not self.pinned:
+            return [None] * n
         if len(self.server) >= n:
             per = len(self.server) // n
             return [self.server[i * per : (i + 1) * per] for i in range(n)]
@@ -134,7 +137,7 @@ def parse_cpus(spec: str) -> list[int]:
 def placement(loadgen: str | None, server: str | None, pin: bool) -> Placement:
     cpus = sorted(os.sched_getaffinity(0))
     if not pin:
-        return Placement(cpus, cpus, cpus, ["no pinning: every process may run on every CPU"])
+        return Placement(cpus, cpus, cpus, ["no pinning: every process may run on every CPU"], pinned=False)
     lg = parse_cpus(loadgen) if loadgen else cpus[-1:]
     sv = parse_cpus(server) if server else ([c for c in cpus if c not in lg] or cpus)
     return Placement(lg, sv, lg)
@@ -233,18 +236,23 @@ class Running:
 
 
 @contextlib.contextmanager
-def run_naive(model: ModelInfo, cpus: list[int], logs: Path) -> Iterator[Running]:
+def run_naive(model: ModelInfo, cpus: list[int] | None, logs: Path) -> Iterator[Running]:
+    """The naive server, pinned to ``cpus`` (None: not pinned); it runs one torch thread per CPU it may use."""
     port = free_port()
     cmd = [str(BIN / "python"), "-m", "loadtest.naive_server", "--model-dir", str(model.path)]
     cmd += ["--kind", model.kind, "--port", str(port), "--template", model.template]
-    if shutil.which("taskset"):
-        cmd = ["taskset", "-c", cpu_list(cpus), *cmd]  # taskset execs: the PID is the server's
+    taskset = shutil.which("taskset")
+    if cpus and taskset:
+        cmd = [taskset, "-c", cpu_list(cpus), *cmd]  # taskset execs: the PID is the server's
     proc = start(cmd, model.env, logs / "naive-server.log")
+    if cpus and not taskset:  # before it imports torch, which sizes its thread pool from the affinity
+        os.sched_setaffinity(proc.pid, cpus)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_ready(url, proc, timeout=300, log=logs / "naive-server.log", path="/healthz")
         seen = describe_processes([proc.pid])
-        member = {"name": "naive", "cpus": cpus, "threads": len(cpus), **seen}
+        threads = len(cpus or os.sched_getaffinity(0))
+        member = {"name": "naive", "cpus": cpus, "threads": threads, **seen}
         yield Running(url, [proc.pid], [], [member])
     finally:
         stop(proc)
@@ -255,9 +263,10 @@ def run_cluster(model: ModelInfo, target: Target, place: Placement, logs: Path) 
     run_dir = logs / f"cluster-{target.key}"
     args = ["up", "--replicas", str(target.replicas), "--port", "0", "--base-port", "0", "--redis-port", "0"]
     args += ["--ready-timeout", "240"]
-    for cpus in place.replicas(target.replicas):
-        args += ["--cpus", cpu_list(cpus)]
-    args += ["--front-cpus", cpu_list(place.front)]
+    if place.pinned:
+        for cpus in place.replicas(target.replicas):
+            args += ["--cpus", cpu_list(cpus)]
+        args += ["--front-cpus", cpu_list(place.front)]
     if not target.cache:
         args += ["--no-redis", "--env", "ZSC_CACHE_LOCAL_ENTRIES=0"]
     base = [str(BIN / "python"), str(CLUSTER), "--run-dir", str(run_dir)]
@@ -324,7 +333,8 @@ def run_step(
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
 
     def pin() -> None:
-        os.sched_setaffinity(0, place.loadgen)
+        if place.pinned:
+            os.sched_setaffinity(0, place.loadgen)
 
     history = Path(f"{prefix}_stats_history.csv")
     child0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -515,7 +525,10 @@ def run(plan: Plan, place: Placement, model: ModelInfo, out: Path, limit_s: floa
             entry["skipped"] = "time limit"
             continue
         say(f"{target.label}: starting")
-        ctx = run_naive(model, place.server, logs) if target.replicas == 0 else run_cluster(model, target, place, logs)
+        if target.replicas == 0:
+            ctx = run_naive(model, place.server if place.pinned else None, logs)
+        else:
+            ctx = run_cluster(model, target, place, logs)
         try:
             with ctx as running:
                 entry["url"], entry["members"] = running.url, running.members
@@ -764,11 +777,17 @@ def limits(results: dict) -> list[str]:
     other = max((s["other_cores"] for s in steps), default=0.0)
     if place.get("notes"):
         out += [f"- {n}." for n in place["notes"]]
-    out.append(
-        f"- {n_cpus} CPUs in all. The naive server and the single replica each get "
-        f"CPU {cpu_list(place['server'])}; Locust gets CPU {cpu_list(place['loadgen'])} "
-        f"(it used up to {lg:.2f} of a core)."
-    )
+    if place.get("pinned", True):
+        out.append(
+            f"- {n_cpus} CPUs in all. The naive server and the single replica each get "
+            f"CPU {cpu_list(place['server'])}; Locust gets CPU {cpu_list(place['loadgen'])} "
+            f"(it used up to {lg:.2f} of a core)."
+        )
+    else:
+        out.append(
+            f"- {n_cpus} CPUs in all, nothing pinned: servers, Locust (up to {lg:.2f} of a core), nginx and "
+            "Redis all compete for every CPU."
+        )
     if shared:
         who = " and ".join(sorted({m for _label, m in shared}))
         out.append(
@@ -781,7 +800,7 @@ def limits(results: dict) -> list[str]:
         "- What it can show: throughput per core, where the knee is (the user count past which only "
         "latency grows), the naive baseline against the batched service on identical cores, what nginx adds, "
         "what the cache gives for a stated repeat rate, and failures under overload.",
-        "- What it cannot show: scaling past 2 cores, replicas on separate machines (a real network, "
+        f"- What it cannot show: scaling past {n_cpus} cores, replicas on separate machines (a real network, "
         "separate memory bandwidth), a load generator that never competes with the servers, GPU numbers. "
         "Per-core figures from here multiply only as far as the next bottleneck (nginx, Redis, the network).",
     ]
