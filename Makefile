@@ -13,11 +13,12 @@ SYSTEM_PACKAGES ?= nginx redis-server prometheus $(IMAGE_PACKAGES)
 N ?= 3
 CLUSTER_PORT ?= 8080
 PYTEST_ARGS ?=
+LOADTEST_ARGS ?=
 
 export BENTOML_DO_NOT_TRACK := True
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke bento image image-gpu image-smoke base-image client client-check lock
+.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke
 
 help:
 	@echo "make serve            run the service on port $(PORT) (bundled model unless ZSC_MODEL names another)"
@@ -26,6 +27,8 @@ help:
 	@echo "make bench            ceiling vs engine vs service vs naive, torch vs ONNX fp32/int8, cache (~15 min)"
 	@echo "make image            CPU image $(IMAGE):latest (buildah here, Docker where an engine runs); make image-smoke runs it"
 	@echo "make client           regenerate the typed Python client in clients/python"
+	@echo "make loadtest         Locust: naive vs 1 vs 2 replicas, cache off/on (~10 min on 2 cores) -> loadtest/results/<time>/"
+	@echo "make loadtest-smoke   the same pipeline in ~1.5 min (CI)"
 	@echo "make cluster N=3       redis + N replicas + nginx on 127.0.0.1:$(CLUSTER_PORT); make cluster-down stops them"
 
 $(BIN)/.installed: pyproject.toml $(CONSTRAINTS)
@@ -102,6 +105,12 @@ client-check: venv
 
 lock: venv
 	build/lock.sh
+
+loadtest: system-deps venv
+	$(BIN)/python -m loadtest.compare $(LOADTEST_ARGS)
+
+loadtest-smoke: system-deps venv
+	$(BIN)/python -m loadtest.compare --smoke $(LOADTEST_ARGS)
 
 cluster: system-deps venv
 	$(BIN)/python deploy/local/cluster.py up --replicas $(N) --port $(CLUSTER_PORT)
