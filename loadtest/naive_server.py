@@ -78,7 +78,12 @@ def main() -> None:
         def log_message(self, *args) -> None:
             pass
 
-    HTTPServer(("127.0.0.1", args.port), Handler).serve_forever()
+    class Server(HTTPServer):
+        # a deep accept queue: waiting clients queue in the kernel (and their wait is measured) instead of
+        # retrying refused connections after seconds of back-off
+        request_queue_size = 1024
+
+    Server(("127.0.0.1", args.port), Handler).serve_forever()
 
 
 if __name__ == "__main__":

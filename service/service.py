@@ -7,6 +7,7 @@ which merges concurrent requests' misses into one engine call. A fully cached re
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 
@@ -74,6 +75,10 @@ class ZeroShotClassifier:
             row_width=row_width,
         )
         log.info("cache: in-process tier%s", f" + Redis at {redis.url}" if redis else " only (no ZSC_REDIS_URL)")
+        # Everything loaded so far lives as long as the process: move it out of the garbage collector's
+        # sight, so the collections that request handling triggers do not scan the model's objects.
+        gc.collect()
+        gc.freeze()
         self._ready = True
         log.info("ready: %s", self.model_tag)
 
