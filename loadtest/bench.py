@@ -625,7 +625,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", help=f"comma-separated subset of {','.join(MODELS)}")
     parser.add_argument("--out", type=Path, help="result directory (default loadtest/results/bench-<time>)")
     parser.add_argument("--work", type=Path, default=ROOT / ".bench", help="checkpoints and model store (reused)")
+    parser.add_argument("--cache-only", action="store_true", help="only the cache benchmark (minilm-nli)")
     args = parser.parse_args(argv)
+    if args.cache_only:
+        return cache_only(args)
     plan = SMOKE if args.smoke else FULL
     if args.models:
         plan.models = [m for m in args.models.split(",") if m]
@@ -638,6 +641,25 @@ def main(argv: list[str] | None = None) -> int:
     chart(results, out / "bench.png")
     say(f"wrote {out / 'bench.json'}, {out / 'bench.md'}, {out / 'bench.png'}")
     print(markdown(results))
+    return 0
+
+
+def cache_only(args) -> int:
+    from loadtest import cache_bench
+
+    out = args.out or ROOT / "loadtest" / "results" / time.strftime("cache-%Y%m%d-%H%M%S")
+    (out / "logs").mkdir(parents=True, exist_ok=True)
+    env = {
+        **os.environ,
+        "BENTOML_HOME": str(args.work / "bentoml_home"),
+        "BENTOML_DO_NOT_TRACK": "True",
+        "PYTHONUNBUFFERED": "1",
+    }
+    ensure_imported(MODELS["minilm-nli"], args.work, env)
+    results = cache_bench.run(env, "minilm-nli", make_bodies(4000, 5), out / "logs")
+    (out / "cache.json").write_text(json.dumps(results, indent=2))
+    (out / "cache.md").write_text(cache_bench.markdown(results))
+    print(cache_bench.markdown(results))
     return 0
 
 
