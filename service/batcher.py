@@ -8,7 +8,8 @@ adaptive-batching dispatcher (``CorkDispatcher``: the same queue, latency model 
 ``@bentoml.api(batchable=True)`` uses) directly, with cache misses only.
 
 A job is the list of sequences one request still needs; its size is its sequence count, so
-``max_batch_size`` bounds sequences per engine call and a large job is split across batches.
+``max_batch_size`` bounds sequences per engine call and a large job is split across batches. A request the
+dispatcher sheds raises ``Overloaded``; an exception from ``run`` fails every request of that batch.
 """
 
 from __future__ import annotations
@@ -18,15 +19,12 @@ from collections.abc import Callable, Sequence
 import anyio
 from bentoml._internal.marshal.dispatcher import CorkDispatcher
 
-from .engine import Seq
-
-
-class Overloaded(Exception):
-    """The dispatcher predicted this request would wait past max_latency_ms and shed it."""
+from .errors import Overloaded
+from .task import Seq
 
 
 def _shed():
-    raise Overloaded("the service is overloaded: this request would wait past ZSC_MAX_LATENCY_MS; retry later")
+    raise Overloaded()
 
 
 class AdaptiveBatcher:

@@ -18,14 +18,14 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
-log = logging.getLogger("zsc.cache")
+from .task import Seq
 
-Seq = tuple[str, str | None]
+log = logging.getLogger("zsc.cache")
 
 
 def cache_key(prefix: str, revision: str, kind: str, seq: Seq) -> str:
@@ -87,8 +87,15 @@ class LocalTier:
 class CircuitBreaker:
     """closed -> (failure) -> open for ``backoff`` -> half-open: one probe -> closed or open (backoff x2)."""
 
-    def __init__(self, name: str, base_backoff_s: float = 1.0, max_backoff_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        name: str,
+        base_backoff_s: float = 1.0,
+        max_backoff_s: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.name = name
+        self._clock = clock
         self.base = base_backoff_s
         self.max = max_backoff_s
         self.state = "closed"
@@ -101,7 +108,7 @@ class CircuitBreaker:
         with self._lock:
             if self.state == "closed":
                 return True
-            if time.monotonic() >= self._retry_at and not self._probing:
+            if self._clock() >= self._retry_at and not self._probing:
                 self._probing = True
                 self._set("half-open", "probing")
                 return True
@@ -121,7 +128,7 @@ class CircuitBreaker:
                 return
             if self.state == "half-open":
                 self.backoff = min(self.backoff * 2, self.max)
-            self._retry_at = time.monotonic() + self.backoff
+            self._retry_at = self._clock() + self.backoff
             self._set("open", f"skipping Redis for {self.backoff:.0f}s after {type(exc).__name__}: {exc}")
 
     def _set(self, state: str, why: str) -> None:

@@ -13,8 +13,8 @@ import numpy as np
 
 from . import metrics
 from .cache import LocalTier, RedisTier, RedisUnavailable, cache_key
-from .engine import Seq, Task, score, sequences_for
 from .model_spec import ModelSpec
+from .task import Seq, Task, score, sequences_for
 
 
 @dataclass

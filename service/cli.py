@@ -9,22 +9,17 @@ import sys
 
 
 def _import(args: argparse.Namespace) -> int:
-    from .models import ImportError_, ImportOptions, import_model
+    from .model_import import ImportError_, ImportOptions, import_model
 
     variants = [v for v in args.onnx.split(",") if v]
     if bad := [v for v in variants if v not in ("fp32", "int8", "fp16")]:
         print(f"error: unknown ONNX variant(s) {bad}: use fp32, int8, fp16", file=sys.stderr)
         return 2
 
+    # the options named as ImportOptions' fields, plus the two the command line says the other way round
+    same = ("name", "kind", "entailment_index", "contradiction_index", "template", "max_length", "revision", "offline")
     opts = ImportOptions(
-        name=args.name,
-        kind=args.kind,
-        entailment_index=args.entailment_index,
-        contradiction_index=args.contradiction_index,
-        template=args.template,
-        max_length=args.max_length,
-        revision=args.revision,
-        offline=args.offline,
+        **{f: getattr(args, f) for f in same},
         onnx=() if args.no_onnx else tuple(variants),
         verify=not args.no_verify,
     )
@@ -33,12 +28,12 @@ def _import(args: argparse.Namespace) -> int:
     except ImportError_ as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps({"tag": str(m.tag), **dict(m.info.metadata)}, ensure_ascii=False))
+    print(json.dumps({"tag": str(m.tag), "path": str(m.path), **dict(m.info.metadata)}, ensure_ascii=False))
     return 0
 
 
 def _ensure_default(args: argparse.Namespace) -> int:
-    from .models import ensure_bundled
+    from .model_import import ensure_bundled
 
     m = ensure_bundled(progress=not args.quiet)
     print(m.tag)
@@ -90,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # our progress lines at INFO; third-party loggers (onnxruntime's quantizer logs every tensor) at WARNING
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("service").setLevel(logging.INFO)
+    logging.getLogger("zsc").setLevel(logging.INFO)
     return args.func(args)
 
 

@@ -1,12 +1,11 @@
-"""The zero-shot engine: model sequences in, model rows out; requests in, scores out.
+"""The zero-shot engine: model sequences in, model rows out.
 
 Pure Python + numpy: it knows the model kind, a tokenizer and a backend, and nothing of HTTP, BentoML or
 caching. ``encode`` is the hot path: it de-duplicates identical sequences, tokenizes them in one call,
 sorts by length, cuts micro-batches by a token budget, pads each micro-batch, runs the backend and
-scatters rows back in input order. ``run`` expands whole requests into sequences and scores them.
-A failure anywhere fails every request of the batch with that error; no request is left without an outcome.
-
-Sequences: an NLI pair is ``(text, hypothesis)``; an embedding input is ``(string, None)``.
+scatters rows back in input order. An exception raised here fails the whole merged batch it was called
+for (the batcher hands it to every request in it). ``scores`` is the one synchronous shortcut from tasks
+to scores (no cache, no batcher): warm-up, import checks and benchmarks.
 """
 
 from __future__ import annotations
@@ -18,35 +17,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .backends.base import Backend
-from .batching import pad, plan_micro_batches
+from .microbatch import pad, plan_micro_batches
 from .model_spec import ModelSpec
-from .scoring import embedding_scores, nli_scores
+from .task import Seq, Task, score, sequences_for
 from .tokenization import Tokenizer
-
-Seq = tuple[str, str | None]
-
-
-@dataclass(frozen=True)
-class Task:
-    """One classification: a text, its candidate labels (unique), a template with ``{}``."""
-
-    text: str
-    labels: tuple[str, ...]
-    template: str
-    multi_label: bool = False
-
-
-@dataclass
-class Outcome:
-    """Scores in the task's label order, or the error that prevented them."""
-
-    scores: list[float] | None = None
-    error: BaseException | None = None
 
 
 @dataclass
 class BatchStats:
-    tasks: int = 0
     sequences_in: int = 0  # sequences asked for, duplicates included
     sequences: int = 0  # unique sequences actually sent through the model
     micro_batches: int = 0
@@ -56,20 +34,6 @@ class BatchStats:
     forward_s: float = 0.0
     budget_overflows: int = 0  # single sequences longer than the whole budget
     batch_shapes: list[tuple[int, int]] = field(default_factory=list)
-
-
-def sequences_for(spec: ModelSpec, task: Task) -> list[Seq]:
-    """The model inputs one task needs, in the order ``score`` expects them."""
-    if spec.kind == "nli":
-        return [(task.text, task.template.format(label)) for label in task.labels]
-    return [(task.text, None)] + [(task.template.format(label), None) for label in task.labels]
-
-
-def score(spec: ModelSpec, task: Task, rows: np.ndarray) -> list[float]:
-    """Scores in label order from the rows of ``sequences_for(spec, task)``."""
-    if spec.kind == "nli":
-        return nli_scores(rows, spec.entailment_index, spec.contradiction_index, task.multi_label).tolist()
-    return embedding_scores(rows[0], rows[1:], spec.logit_scale, spec.multi_label_bias, task.multi_label).tolist()
 
 
 class Engine:
@@ -89,23 +53,18 @@ class Engine:
         self.max_rows = max_rows
         self.batch_overhead_tokens = batch_overhead_tokens
 
-    # -- requests -----------------------------------------------------------------------------------
-    def run(self, tasks: Sequence[Task]) -> tuple[list[Outcome], BatchStats]:
-        """Score whole tasks (no caching): expand, encode once, score each."""
+    # -- tasks --------------------------------------------------------------------------------------
+    def scores(self, tasks: Sequence[Task]) -> list[list[float]]:
+        """Scores of whole tasks, each in its label order, in one synchronous call (no cache, no batcher)."""
         if not tasks:
-            return [], BatchStats()
+            return []
         per_task = [sequences_for(self.spec, t) for t in tasks]
-        flat = [s for seqs in per_task for s in seqs]
-        try:
-            rows, stats = self.encode(flat)
-            out, start = [], 0
-            for task, seqs in zip(tasks, per_task):
-                out.append(Outcome(scores=score(self.spec, task, rows[start : start + len(seqs)])))
-                start += len(seqs)
-        except Exception as exc:  # every request of the batch learns what happened
-            return [Outcome(error=exc) for _ in tasks], BatchStats(tasks=len(tasks), sequences_in=len(flat))
-        stats.tasks = len(tasks)
-        return out, stats
+        rows, _ = self.encode([s for seqs in per_task for s in seqs])
+        out, start = [], 0
+        for task, seqs in zip(tasks, per_task):
+            out.append(score(self.spec, task, rows[start : start + len(seqs)]))
+            start += len(seqs)
+        return out
 
     def warmup(self) -> int:
         """Run the whole path once before the service reports ready; returns the row width. On a GPU,
@@ -117,10 +76,7 @@ class Engine:
             rows = max(1, min(self.max_rows or 256, self.token_budget // length))
             words = " ".join(["warm"] * length)
             tasks += [Task(f"{words} {i}", ("x",), self.spec.default_template) for i in range(rows)]
-        outcomes, _ = self.run(tasks)
-        for o in outcomes:
-            if o.error is not None:
-                raise o.error
+        self.scores(tasks)
         rows, _ = self.encode(sequences_for(self.spec, tasks[0])[:1])
         return int(rows.shape[1])
 

@@ -1,19 +1,87 @@
-"""One table of error types and their HTTP status; every error body is ``{error, error_type}``.
+"""The service's own errors, and the one place that turns them into HTTP answers.
 
-Validation errors are raised by the schemas and answered by BentoML itself with 400 and a ``detail``
-list (see README's error table); these are the errors the service raises on its own.
+Endpoints and the layers below raise typed errors; ``error_boundary`` wraps every endpoint and maps them
+with one status table. Every body is ``{"error": message, "error_type": type}``. An exception that is not
+one of ours (a bug in the cache, the classifier, the scoring) is answered with a generic 500 and logged
+with its traceback: the caller learns nothing it could misread as a model failure.
+
+Schema violations never get here: BentoML answers them itself with 400 and a ``detail`` list (see the
+README's error table). Timeouts (504) and the concurrency limit (429) are BentoML's too.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
+
 from starlette.responses import JSONResponse
 
-STATUS = {
-    "validation_error": 400,  # BentoML's own answer to a schema violation
-    "overloaded": 503,  # adaptive batching predicted a wait past ZSC_MAX_LATENCY_MS
-    "backend_error": 500,  # the model failed on this batch; every request of the batch gets it
-}
+log = logging.getLogger("zsc.errors")
 
 
-def error_response(error_type: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": message, "error_type": error_type}, status_code=STATUS[error_type])
+class ServiceError(Exception):
+    """An error with a documented status and body."""
+
+    error_type: ClassVar[str]
+    status: ClassVar[int]
+
+    def body(self) -> dict[str, str]:
+        return {"error": str(self), "error_type": self.error_type}
+
+
+class Overloaded(ServiceError):
+    """Adaptive batching predicted this request would wait past ZSC_MAX_LATENCY_MS and shed it."""
+
+    error_type = "overloaded"
+    status = 503
+
+    def __init__(self) -> None:
+        super().__init__("the service is overloaded: this request would wait past ZSC_MAX_LATENCY_MS; retry later")
+
+
+class BackendFailure(ServiceError):
+    """The model failed on the batch this request was merged into; every request of that batch gets it."""
+
+    error_type = "backend_error"
+    status = 500
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(f"inference failed: {cause}")
+
+
+class InternalError(ServiceError):
+    """Anything else: a bug of ours. The body stays generic; the traceback goes to the log."""
+
+    error_type = "internal_error"
+    status = 500
+
+    def __init__(self) -> None:
+        super().__init__("internal error: the request could not be completed; the server log has the details")
+
+
+def error_response(error: ServiceError, ctx: Any = None) -> JSONResponse:
+    if ctx is not None:
+        ctx.response.status_code = error.status  # BentoML copies the context's status over the response's
+    return JSONResponse(error.body(), status_code=error.status)
+
+
+def error_boundary(endpoint: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    """Wrap an async BentoML endpoint (its ``ctx`` passed by keyword): typed errors become their answer,
+    anything else a logged 500. The signature BentoML reads is the endpoint's (``functools.wraps``)."""
+
+    @functools.wraps(endpoint)
+    async def answered(*args: Any, **kwargs: Any) -> Any:
+        ctx = kwargs.get("ctx")
+        try:
+            return await endpoint(*args, **kwargs)
+        except ServiceError as exc:
+            if isinstance(exc, BackendFailure):
+                log.error("%s (%s)", exc, endpoint.__name__)
+            return error_response(exc, ctx)
+        except Exception:
+            log.exception("unexpected error in %s", endpoint.__name__)
+            return error_response(InternalError(), ctx)
+
+    return answered

@@ -46,15 +46,13 @@ def observe_batch(jobs: int, sequences: int) -> None:
     BATCH_SEQUENCES.observe(sequences)
 
 
-def observe_engine(stats, failed: bool) -> None:
+def observe_engine(stats) -> None:
     SEQUENCES.inc(stats.sequences)
     TOKENS.labels("real").inc(stats.real_tokens)
     TOKENS.labels("padded").inc(stats.padded_tokens)
     MICRO_BATCHES.inc(stats.micro_batches)
     STAGE_SECONDS.labels("tokenize").observe(stats.tokenize_s)
     STAGE_SECONDS.labels("forward").observe(stats.forward_s)
-    if failed:
-        ENGINE_ERRORS.inc()
 
 
 def cache_lookup(tier: str, hits: int, misses: int) -> None:

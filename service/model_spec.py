@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -40,6 +41,7 @@ class ModelSpec:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
     @classmethod
-    def from_metadata(cls, meta: dict[str, Any]) -> ModelSpec:
+    def from_metadata(cls, meta: Mapping[str, Any]) -> ModelSpec:
+        """From a stored model's ``info.metadata`` (unknown keys ignored: newer imports may add some)."""
         known = {k: meta[k] for k in cls.__dataclass_fields__ if k in meta}
         return cls(**known)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .model_spec import ModelSpec
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("zsc.onnx_export")
 
 ONNX_DIR = "onnx"
 FP32 = "model.onnx"

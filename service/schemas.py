@@ -163,11 +163,3 @@ class ClassifyResponse(BaseModel):
 
 class ClassifyBatchResponse(BaseModel):
     results: list[ClassifyResponse]
-
-
-class InferResult(BaseModel):
-    """One item's outcome from the batched inference endpoint."""
-
-    scores: list[float] | None = Field(default=None, description="Scores in the item's label order.")
-    error: str | None = None
-    error_type: str | None = None

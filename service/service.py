@@ -14,10 +14,10 @@ import os
 import bentoml
 
 from .config import settings
-from .errors import error_response
+from .errors import BackendFailure, error_boundary
 from .schemas import ClassifyBatchRequest, ClassifyBatchResponse, ClassifyRequest, ClassifyResponse
 
-log = logging.getLogger("zsc")
+log = logging.getLogger("zsc.service")
 S = settings()
 # The GPU deployment (ZSC_DEVICE=cuda) declares its GPU so BentoML assigns one per worker.
 _resources = {"gpu": 1} if S.device == "cuda" else None
@@ -40,12 +40,13 @@ class ZeroShotClassifier:
         from .cache import LocalTier, RedisTier
         from .classifier import Classifier
         from .engine import Engine
-        from .models import load_spec
+        from .model_spec import ModelSpec
         from .tokenization import Tokenizer
 
         self._ready = False
+        log.info("settings: %s", S.redacted())
         stored = self.model_ref
-        self.spec = load_spec(stored)
+        self.spec = ModelSpec.from_metadata(stored.info.metadata)
         self.model_tag = str(stored.tag)
         # several workers share the cores this process may use: size each worker's thread pool to its share
         threads = S.cpu_threads or max(1, len(os.sched_getaffinity(0)) // S.workers)
@@ -92,53 +93,42 @@ class ZeroShotClassifier:
             await self.classifier.redis.close()
 
     @bentoml.api(route="/classify")
+    @error_boundary
     async def classify(self, request: ClassifyRequest, /, ctx: bentoml.Context) -> ClassifyResponse:
         """Rank the candidate labels for one text."""
-        results = await self._classify([request], ctx)
-        return results if not isinstance(results, list) else self._response(request, results[0])
+        [result] = await self._classify([request], ctx)
+        return self._response(request, result)
 
     @bentoml.api(route="/classify_batch")
+    @error_boundary
     async def classify_batch(self, request: ClassifyBatchRequest, /, ctx: bentoml.Context) -> ClassifyBatchResponse:
         """Rank labels for many texts in one call; each item carries its own labels."""
         results = await self._classify(request.items, ctx)
-        if not isinstance(results, list):
-            return results
         return ClassifyBatchResponse(results=[self._response(i, r) for i, r in zip(request.items, results)])
 
     # -- helpers ------------------------------------------------------------------------------------
     async def _classify(self, requests: list[ClassifyRequest], ctx: bentoml.Context):
-        from .batcher import Overloaded
-        from .engine import Task
+        from .task import Task
 
         tasks = [
             Task(r.text, tuple(r.label_list), r.hypothesis_template or self.spec.default_template, r.multi_label)
             for r in requests
         ]
-        try:
-            results = await self.classifier.classify(tasks)
-        except Overloaded as exc:
-            return self._error(ctx, "overloaded", str(exc))
-        except Exception as exc:  # the engine failed on the batch this request was merged into
-            log.error("inference failed for a batch: %r", exc)
-            return self._error(ctx, "backend_error", f"inference failed: {exc}")
+        results = await self.classifier.classify(tasks)
         statuses = {r.cache for r in results}
         ctx.response.headers["X-Cache"] = statuses.pop() if len(statuses) == 1 else "partial"
         return results
 
     def _encode(self, sequences):
+        """One merged batch through the engine (in the batcher's thread). Whatever goes wrong in there is
+        the model's failure, reported to every request of the batch as such."""
         try:
             rows, stats = self.engine.encode(sequences)
-        except Exception:
+        except Exception as exc:
             self._metrics.ENGINE_ERRORS.inc()
-            raise
-        self._metrics.observe_engine(stats, failed=False)
+            raise BackendFailure(exc) from exc
+        self._metrics.observe_engine(stats)
         return rows
-
-    @staticmethod
-    def _error(ctx: bentoml.Context, error_type: str, message: str):
-        response = error_response(error_type, message)
-        ctx.response.status_code = response.status_code  # BentoML copies the context's status over ours
-        return response
 
     def _response(self, request: ClassifyRequest, result) -> ClassifyResponse:
         ranked = sorted(zip(request.label_list, result.scores), key=lambda p: p[1], reverse=True)

@@ -10,7 +10,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..batching import PaddedBatch
+from ..microbatch import PaddedBatch
 
 
 @runtime_checkable

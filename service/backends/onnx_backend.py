@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
-from ..batching import PaddedBatch
+from ..microbatch import PaddedBatch
 from ..model_spec import ModelSpec
 from ..onnx_export import ONNX_DIR, onnx_path
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("zsc.backends.onnx")
 
 
 class OnnxBackend:

@@ -14,10 +14,10 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from ..batching import PaddedBatch
+from ..microbatch import PaddedBatch
 from ..model_spec import ModelSpec
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("zsc.backends.torch")
 
 
 def resolve_device(device: str) -> str:

@@ -33,9 +33,7 @@ def test_hf_layout_metadata(store, tiny_checkpoints):
 def test_modelscope_structbert_layout_is_normalised(store, tiny_checkpoints):
     meta = imported(run_cli(["import-model", str(tiny_checkpoints["ms"][0]), "--name", "sb"], store))
     assert (meta["entailment_index"], meta["contradiction_index"], meta["default_template"]) == (0, 2, "{}")
-    models = Path(store["BENTOML_HOME"]) / "models" / "sb"
-    path = models / (models / "latest").read_text().strip()
-    config = json.loads((path / "config.json").read_text())
+    config = json.loads((Path(meta["path"]) / "config.json").read_text())
     assert config["model_type"] == "bert"
     assert config["label2id"] == {"entailment": 0, "neutral": 1, "contradiction": 2}
 

@@ -11,22 +11,15 @@ import pytest
 
 from loadtest.workload import label_pools, load_rows, request_body
 from service.backends import load_backend
-from service.batching import pad
-from service.engine import Engine, Task
+from service.engine import Engine
+from service.microbatch import pad
 from service.model_spec import ModelSpec
 from service.onnx_export import export, onnx_path
+from service.task import Task
 from service.tokenization import Tokenizer
 from tests.support.tiny_models import CHINESE, WORDS, write_hf_nli
+from tests.support.tiny_models import NLI_SPEC as NLI
 
-NLI = ModelSpec(
-    kind="nli",
-    default_template="This example is {}.",
-    max_length=128,
-    source="t",
-    revision="r",
-    entailment_index=2,
-    contradiction_index=0,
-)
 EMB = ModelSpec(kind="embedding", default_template="{}", max_length=256, source="t", revision="r")
 
 
@@ -52,9 +45,7 @@ def exported(tmp_path_factory):
 def scores(path, spec, runtime, variant, tasks):
     backend = load_backend(path, spec, runtime, "cpu", 0, variant)
     engine = Engine(spec, Tokenizer.load(path, spec.max_length), backend, token_budget=2048)
-    outcomes, _ = engine.run(tasks)
-    assert all(o.error is None for o in outcomes)
-    return backend.name, [np.array(o.scores) for o in outcomes]
+    return backend.name, [np.array(s) for s in engine.scores(tasks)]
 
 
 @pytest.mark.parametrize("kind", ["nli", "embedding"])

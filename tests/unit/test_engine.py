@@ -8,21 +8,12 @@ import numpy as np
 import pytest
 
 from service.backends import load_backend
-from service.batching import PaddedBatch
-from service.engine import Engine, Task
-from service.model_spec import ModelSpec
+from service.engine import Engine
+from service.microbatch import PaddedBatch
+from service.task import Task, sequences_for
 from service.tokenization import Tokenizer
+from tests.support.tiny_models import NLI_SPEC as SPEC
 from tests.support.tiny_models import WORDS, write_hf_nli
-
-SPEC = ModelSpec(
-    kind="nli",
-    default_template="This example is {}.",
-    max_length=128,
-    source="test",
-    revision="r1",
-    entailment_index=2,
-    contradiction_index=0,
-)
 
 
 @pytest.fixture(scope="module")
@@ -47,10 +38,14 @@ def random_tasks(n, seed=0):
     return tasks
 
 
+def encode_tasks(engine, tasks):
+    """What the batcher hands the engine for these tasks: their sequences, merged."""
+    return engine.encode([s for t in tasks for s in sequences_for(SPEC, t)])
+
+
 def test_token_budget_is_never_exceeded(parts):
     engine = make_engine(parts, budget=200)
-    outcomes, stats = engine.run(random_tasks(40))
-    assert all(o.error is None for o in outcomes)
+    _, stats = encode_tasks(engine, random_tasks(40))
     assert stats.micro_batches > 1
     for rows, length in stats.batch_shapes:
         assert rows * length <= 200 or rows == 1
@@ -60,37 +55,38 @@ def test_token_budget_is_never_exceeded(parts):
 def test_results_come_back_in_request_order_and_match_solo_runs(parts):
     engine = make_engine(parts, budget=300)
     tasks = random_tasks(25, seed=1)
-    together, _ = engine.run(tasks)
-    for task, outcome in zip(tasks, together):
-        [alone], _ = engine.run([task])
-        np.testing.assert_allclose(outcome.scores, alone.scores, atol=1e-6)
-        assert len(outcome.scores) == len(task.labels)
+    together = engine.scores(tasks)
+    for task, scores in zip(tasks, together):
+        [alone] = engine.scores([task])
+        np.testing.assert_allclose(scores, alone, atol=1e-6)
+        assert len(scores) == len(task.labels)
 
 
 def test_identical_pairs_are_computed_once(parts):
     engine = make_engine(parts)
     task = Task("my card was charged twice", ("billing", "shipping"), SPEC.default_template)
     other = Task("my card was charged twice", ("billing", "praise"), SPEC.default_template, multi_label=True)
-    outcomes, stats = engine.run([task, task, other])
+    rows, stats = encode_tasks(engine, [task, task, other])
     assert stats.sequences_in == 6
     assert stats.sequences == 3  # billing, shipping, praise
-    assert outcomes[0].scores == outcomes[1].scores
+    np.testing.assert_array_equal(rows[0:2], rows[2:4])
+    np.testing.assert_array_equal(rows[0], rows[4])
 
 
 def test_oversized_single_pair_is_answered_alone(parts):
     engine = make_engine(parts, budget=32)
     long_text = " ".join(["refund"] * 300)
-    outcomes, stats = engine.run(
-        [Task(long_text, ("billing",), SPEC.default_template), Task("ok", ("a",), SPEC.default_template)]
+    rows, stats = encode_tasks(
+        engine, [Task(long_text, ("billing",), SPEC.default_template), Task("ok", ("a",), SPEC.default_template)]
     )
-    assert all(o.error is None for o in outcomes)
+    assert rows.shape[0] == 2 and np.isfinite(rows).all()
     assert stats.budget_overflows == 1
     assert (1, 128) in stats.batch_shapes  # truncated to max_length, alone in its batch
 
 
 def test_max_rows_caps_batch_width(parts):
     engine = make_engine(parts, budget=10_000, max_rows=4)
-    _, stats = engine.run(random_tasks(10, seed=2))
+    _, stats = encode_tasks(engine, random_tasks(10, seed=2))
     assert max(rows for rows, _ in stats.batch_shapes) <= 4
 
 
@@ -108,12 +104,12 @@ class FailingBackend:
         return np.zeros((batch.rows, 3), dtype=np.float32)
 
 
-def test_backend_failure_reaches_every_request_of_the_batch(parts):
+def test_backend_failure_fails_the_whole_call(parts):
+    """A failure in any micro-batch fails the engine call: the batcher then fails every request of it."""
     tokenizer, _ = parts
     engine = Engine(SPEC, tokenizer, FailingBackend(fail_on_call=2), token_budget=64)
-    outcomes, _ = engine.run(random_tasks(12, seed=3))
-    assert len(outcomes) == 12
-    assert all(isinstance(o.error, RuntimeError) and o.scores is None for o in outcomes)
+    with pytest.raises(RuntimeError, match="simulated"):
+        encode_tasks(engine, random_tasks(12, seed=3))
 
 
 def test_backend_returning_wrong_row_count_is_an_error(parts):
@@ -125,9 +121,9 @@ def test_backend_returning_wrong_row_count_is_an_error(parts):
         def forward(self, batch):
             return np.zeros((batch.rows - 1, 3), dtype=np.float32)
 
-    outcomes, _ = Engine(SPEC, tokenizer, Short(), 512).run(random_tasks(3))
-    assert all("returned" in str(o.error) for o in outcomes)
+    with pytest.raises(RuntimeError, match=r"returned \d+ rows for \d+"):
+        Engine(SPEC, tokenizer, Short(), 512).scores(random_tasks(1))
 
 
-def test_empty_batch():
-    assert Engine(SPEC, None, None, 10).run([])[0] == []
+def test_no_tasks_no_work():
+    assert Engine(SPEC, None, None, 10).scores([]) == []

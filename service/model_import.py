@@ -25,7 +25,7 @@ from typing import Any
 from .model_spec import DEFAULT_EMBEDDING_TEMPLATE, DEFAULT_NLI_TEMPLATE, ModelSpec
 from .scoring import contradiction_index_for, entailment_index_for
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("zsc.model_import")
 
 BUNDLED = "bundled"
 BUNDLED_NAME = "all-minilm-l6-v2"
@@ -81,21 +81,21 @@ def resolve_source(source: str, revision: str | None, offline: bool = False) -> 
 
         log.info("downloading %s from ModelScope (revision %s)", model_id, revision or "default")
         path = Path(snapshot_download(model_id, revision=revision, local_files_only=offline))
-        return path, f"modelscope:{model_id}", _name_from_id(model_id)
+        return path, f"modelscope:{model_id}", name_from_id(model_id)
     if source.startswith(("hf:", "huggingface:")):
         model_id = source.split(":", 1)[1]
         from huggingface_hub import snapshot_download
 
         log.info("downloading %s from Hugging Face (revision %s)", model_id, revision or "main")
         path = Path(snapshot_download(model_id, revision=revision, local_files_only=offline))
-        return path, f"hf:{model_id}", _name_from_id(model_id)
+        return path, f"hf:{model_id}", name_from_id(model_id)
     path = Path(source).expanduser()
     if not path.is_dir():
         raise ImportError_(f"{source!r} is neither 'bundled', 'modelscope:<id>', 'hf:<id>' nor an existing directory")
-    return path.resolve(), f"dir:{path.resolve()}", _name_from_id(path.name)
+    return path.resolve(), f"dir:{path.resolve()}", name_from_id(path.name)
 
 
-def _name_from_id(model_id: str) -> str:
+def name_from_id(model_id: str) -> str:
     name = model_id.rstrip("/").split("/")[-1].lower()
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
 
@@ -121,7 +121,7 @@ def detect_kind(src: Path) -> str:
     raise ImportError_(f"{src} has no config.json; is it a Hugging Face or ModelScope model directory?")
 
 
-def _nli_indices(config: dict[str, Any], opts: ImportOptions, structbert: bool) -> tuple[int, int]:
+def nli_indices(config: dict[str, Any], opts: ImportOptions, structbert: bool) -> tuple[int, int]:
     num_labels = config.get("num_labels") or len(config.get("id2label") or {}) or 3
     label2id = {str(k): int(v) for k, v in (config.get("label2id") or {}).items()}
     entail = opts.entailment_index
@@ -147,7 +147,7 @@ def _nli_indices(config: dict[str, Any], opts: ImportOptions, structbert: bool) 
     return entail, contra
 
 
-def _max_length(src: Path, config: dict[str, Any], override: int | None) -> int:
+def max_length_of(src: Path, config: dict[str, Any], override: int | None) -> int:
     if override:
         return override
     candidates = [config.get("max_position_embeddings", 512)]
@@ -230,7 +230,8 @@ def _verify(dst: Path, spec: ModelSpec) -> None:
     from transformers import AutoModel, AutoModelForSequenceClassification
 
     from .backends import load_backend
-    from .engine import Engine, Task
+    from .engine import Engine
+    from .task import Task
     from .tokenization import Tokenizer
 
     loader = AutoModelForSequenceClassification if spec.kind == "nli" else AutoModel
@@ -239,9 +240,7 @@ def _verify(dst: Path, spec: ModelSpec) -> None:
     if missing:
         raise ImportError_(f"weights do not fit the architecture; missing: {missing[:5]} ...")
     engine = Engine(spec, Tokenizer.load(dst, spec.max_length), load_backend(dst, spec, "torch", "cpu", 0), 4096)
-    outcomes, _ = engine.run([Task("import check", ("yes", "no"), spec.default_template)])
-    if outcomes[0].error is not None:
-        raise outcomes[0].error
+    engine.scores([Task("import check", ("yes", "no"), spec.default_template)])
 
 
 def prepare(source: str, opts: ImportOptions, workdir: Path, progress: bool = True) -> tuple[str, ModelSpec]:
@@ -251,10 +250,10 @@ def prepare(source: str, opts: ImportOptions, workdir: Path, progress: bool = Tr
     kind = opts.kind or detect_kind(src)
     config = _read_json(src / "config.json")
     _copy_with_progress(_files_to_copy(src), src, workdir, progress)
-    max_length = _max_length(src, config, opts.max_length)
+    max_length = max_length_of(src, config, opts.max_length)
     entail = contra = None
     if kind == "nli":
-        entail, contra = _nli_indices(config, opts, structbert)
+        entail, contra = nli_indices(config, opts, structbert)
         if structbert:
             _structbert_to_bert(workdir, entail, contra)
     _ensure_fast_tokenizer(workdir, max_length)
@@ -290,7 +289,8 @@ def _export_onnx(workdir: Path, spec: ModelSpec, variants: tuple[str, ...], prog
     export(workdir, spec, variants, progress=say)
     # the fp32 graph must reproduce the torch scores; refuse an export that does not
     from .backends import load_backend
-    from .engine import Engine, Task
+    from .engine import Engine
+    from .task import Task
     from .tokenization import Tokenizer
 
     tokenizer = Tokenizer.load(workdir, spec.max_length)
@@ -298,8 +298,7 @@ def _export_onnx(workdir: Path, spec: ModelSpec, variants: tuple[str, ...], prog
     scores = {}
     for runtime in ("torch", "onnx"):
         engine = Engine(spec, tokenizer, load_backend(workdir, spec, runtime, "cpu", 0, "fp32"), 4096)
-        outcomes, _ = engine.run(tasks)
-        scores[runtime] = [o.scores for o in outcomes]
+        scores[runtime] = engine.scores(tasks)
     import numpy as np
 
     diff = float(np.abs(np.array(scores["torch"]) - np.array(scores["onnx"])).max())
@@ -317,7 +316,7 @@ def import_model(source: str, opts: ImportOptions = ImportOptions(), progress: b
         with bentoml.models.create(name, metadata=spec.to_metadata(), labels={"kind": spec.kind}) as m:
             shutil.copytree(tmp, m.path, dirs_exist_ok=True)  # the normalised dir, ONNX files included
     log.info("imported %s as %s (%s, revision %s)", source, m.tag, spec.kind, spec.revision)
-    return m
+    return bentoml.models.get(m.tag)  # the stored model (``m.path`` was the staging directory)
 
 
 def ensure_bundled(progress: bool = True):
@@ -329,7 +328,3 @@ def ensure_bundled(progress: bool = True):
         return bentoml.models.get(BUNDLED_NAME)
     except NotFound:
         return import_model(BUNDLED, ImportOptions(name=BUNDLED_NAME), progress)
-
-
-def load_spec(stored) -> ModelSpec:
-    return ModelSpec.from_metadata(dict(stored.info.metadata))

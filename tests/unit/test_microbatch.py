@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.batching import pad, plan_micro_batches
+from service.microbatch import pad, plan_micro_batches
 
 
 @given(

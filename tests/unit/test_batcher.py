@@ -1,0 +1,107 @@
+"""The adaptive batcher (BentoML's CorkDispatcher driven in-process) on an event loop, no server: merging,
+splitting a job larger than a batch, load shedding, and failure of a whole batch."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from service.batcher import AdaptiveBatcher
+from service.errors import Overloaded
+
+
+class Model:
+    """Stands in for the engine: one row per sequence (its text, upper-cased), with a fixed cost per call."""
+
+    def __init__(self, seconds: float = 0.0, fail_when=lambda seqs: False) -> None:
+        self.seconds, self.fail_when = seconds, fail_when
+        self.calls: list[int] = []  # sequences per engine call
+        self.batches: list[set[str]] = []  # the requests ("r<i>") of each engine call
+        self.threads: set[str] = set()
+
+    def __call__(self, seqs):
+        self.calls.append(len(seqs))
+        self.batches.append({text.split("-")[0] for text, _ in seqs})
+        self.threads.add(threading.current_thread().name)
+        time.sleep(self.seconds)
+        if self.fail_when(seqs):
+            raise RuntimeError("the model failed on this batch")
+        return [text.upper() for text, _ in seqs]
+
+
+def job(i: int, n: int = 1) -> list[tuple[str, None]]:
+    return [(f"r{i}-s{k}", None) for k in range(n)]
+
+
+async def submit_all(batcher, jobs, stagger_s=0.0):
+    async def one(j, delay):
+        await asyncio.sleep(delay)
+        return await batcher.submit(j)
+
+    return await asyncio.gather(*(one(j, i * stagger_s) for i, j in enumerate(jobs)), return_exceptions=True)
+
+
+def test_concurrent_requests_merge_and_each_gets_its_own_rows():
+    model, batches = Model(seconds=0.03), []
+    batcher = AdaptiveBatcher(model, max_batch_size=64, max_latency_ms=60_000, on_batch=lambda j, s: batches.append(j))
+    jobs = [job(i, 1 + i % 3) for i in range(40)]
+    results = asyncio.run(submit_all(batcher, jobs))
+    assert results == [[t.upper() for t, _ in j] for j in jobs]
+    assert sum(model.calls) == sum(len(j) for j in jobs)
+    assert max(batches) > 1, f"no batch merged requests: {batches}"
+    assert len(batches) < len(jobs)
+    assert not any(name == "MainThread" for name in model.threads), "the model must run off the event loop"
+
+
+def test_a_job_larger_than_a_batch_is_split_and_reassembled_in_order():
+    model = Model()
+    batcher = AdaptiveBatcher(model, max_batch_size=8, max_latency_ms=60_000)
+    big = job(0, 21)
+    [rows] = asyncio.run(submit_all(batcher, [big]))
+    assert rows == [t.upper() for t, _ in big]
+    assert max(model.calls) <= 8 and sum(model.calls) == 21
+
+
+def test_requests_predicted_to_wait_past_the_limit_are_shed():
+    model = Model(seconds=0.25)
+    batcher = AdaptiveBatcher(model, max_batch_size=2, max_latency_ms=100)
+    results = asyncio.run(asyncio.wait_for(submit_all(batcher, [job(i) for i in range(12)]), timeout=30))
+    shed = [r for r in results if isinstance(r, Overloaded)]
+    answered = [r for r in results if isinstance(r, list)]
+    assert shed and answered, results
+    assert len(shed) + len(answered) == 12, "every request gets an answer or a 503, none hangs"
+    assert shed[0].status == 503 and "ZSC_MAX_LATENCY_MS" in str(shed[0])
+
+
+def test_a_failing_batch_fails_every_request_in_it_and_the_next_batch_runs():
+    poisoned = "r105-s0"
+    model = Model(seconds=0.05, fail_when=lambda seqs: any(t == poisoned for t, _ in seqs))
+    batcher = AdaptiveBatcher(model, max_batch_size=64, max_latency_ms=60_000)
+
+    async def scenario():
+        for i in range(12):  # past the dispatcher's training, which sends requests one by one
+            await batcher.submit(job(i))
+        burst = await submit_all(batcher, [job(100 + i) for i in range(12)])
+        after = await batcher.submit(job(99))
+        return burst, after
+
+    burst, after = asyncio.run(scenario())
+    [shared] = [b for b in model.batches if "r105" in b]
+    assert len(shared) > 1, "the poisoned request was merged with others"
+    for i, result in enumerate(burst):
+        if f"r{100 + i}" in shared:
+            assert isinstance(result, RuntimeError) and "failed on this batch" in str(result)
+        else:
+            assert result == [f"R{100 + i}-S0"]
+    assert after == ["R99-S0"], "the batcher keeps working after a failed batch"
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_on_batch_counts_requests_and_sequences(n):
+    seen = []
+    batcher = AdaptiveBatcher(Model(), max_batch_size=64, max_latency_ms=60_000, on_batch=lambda j, s: seen.append(s))
+    asyncio.run(submit_all(batcher, [job(0, n)]))
+    assert seen == [n]
