@@ -57,12 +57,12 @@ system-deps:
 	fi
 
 lint: venv
-	$(BIN)/ruff check service tests loadtest deploy build
-	$(BIN)/ruff format --check service tests loadtest deploy build
+	$(BIN)/ruff check service harness tests loadtest deploy build
+	$(BIN)/ruff format --check service harness tests loadtest deploy build
 
 format: venv
-	$(BIN)/ruff format service tests loadtest deploy build
-	$(BIN)/ruff check --fix service tests loadtest deploy build
+	$(BIN)/ruff format service harness tests loadtest deploy build
+	$(BIN)/ruff check --fix service harness tests loadtest deploy build
 
 test: system-deps venv lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

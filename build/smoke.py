@@ -3,10 +3,11 @@
 
     build/smoke.py [IMAGE] [--max-size-mb 1500] [--mount-models DIR] [--json OUT]
 
-Starts the image on a free loopback port, waits for ``/readyz``, checks that ``/classify`` ranks obvious
-labels first, then sends a slow request and stops the container (SIGTERM) while it runs: the request must
-still get its answer and the container must exit 0 well before the stop timeout. Standard library only;
-prints a JSON summary and exits 1 on the first failed check.
+Runs the image in the foreground (a harness member whose readiness probe is ``/readyz``) on a free loopback
+port, checks that ``/classify`` ranks obvious labels first, then sends a slow request and stops the
+container (SIGTERM) while it runs: the request must still get its answer and the container must exit 0
+well before the stop timeout. Prints a JSON summary and exits 1 on the first failed check. Run it with the
+project's virtualenv Python.
 """
 
 from __future__ import annotations
@@ -15,14 +16,20 @@ import argparse
 import json
 import os
 import shutil
-import socket
-import subprocess
 import sys
+import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
+import uuid
 from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: harness
+
+from harness.launchers import http_probe  # noqa: E402
+from harness.net import HOST, free_port  # noqa: E402
+from harness.process import HarnessError, Member, run_command, start  # noqa: E402
 
 BUILD = Path(__file__).resolve().parent
 CASES = [
@@ -36,41 +43,28 @@ class SmokeError(AssertionError):
     pass
 
 
-def engine_env() -> dict[str, str]:
+def engine_env(runner: str) -> dict[str, str]:
     env = dict(os.environ)
-    env.setdefault("CONTAINERS_CONF", str(BUILD / "containers" / "containers.conf"))
-    if os.geteuid() == 0:
-        env.setdefault("CONTAINERS_STORAGE_CONF", str(BUILD / "containers" / "storage.conf"))
+    if runner == "podman":
+        env.setdefault("CONTAINERS_CONF", str(BUILD / "containers" / "containers.conf"))
+        if os.geteuid() == 0:
+            env.setdefault("CONTAINERS_STORAGE_CONF", str(BUILD / "containers" / "storage.conf"))
     return env
 
 
-def sh(runner: str, *args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
-    env = engine_env() if runner == "podman" else None
-    proc = subprocess.run([runner, *args], capture_output=True, text=True, timeout=timeout, env=env)
-    if check and proc.returncode != 0:
-        raise SmokeError(f"{runner} {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
-    return proc
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def sh(runner: str, *args: str, check: bool = True, timeout: float = 120):
+    try:
+        return run_command([runner, *args], engine_env(runner), timeout, check=check, what=f"{runner} {args[0]}")
+    except HarnessError as e:
+        raise SmokeError(str(e)[-2500:]) from None
 
 
 def http(method: str, url: str, body: object | None = None, timeout: float = 60) -> tuple[int, object]:
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json"})  # noqa: S310
+    resp = httpx.request(method, url, json=body, timeout=timeout)
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 (loopback only)
-            raw = resp.read()
-            status = resp.status
-    except urllib.error.HTTPError as e:
-        raw, status = e.read(), e.code
-    try:
-        return status, json.loads(raw)
+        return resp.status_code, resp.json()
     except ValueError:
-        return status, raw.decode(errors="replace")
+        return resp.status_code, resp.text
 
 
 def check(cond: bool, message: str) -> None:
@@ -89,10 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--env", action="append", default=[], help="KEY=VALUE for the container (repeatable)")
     p.add_argument("--keep", action="store_true", help="leave the container running (no drain check)")
     p.add_argument("--json", help="also write the summary here")
+    p.add_argument("--log", help="the container's output (default /tmp/<container name>.log)")
     args = p.parse_args(argv)
     runner = args.runner
     summary: dict[str, object] = {"image": args.image, "runner": runner}
-    cid = ""
+    cid = f"zsc-smoke-{uuid.uuid4().hex[:12]}"
+    container = None
     try:
         size = int(sh(runner, "image", "inspect", "--format", "{{.Size}}", args.image).stdout.strip())
         summary["size_mb"] = round(size / 1e6)
@@ -102,27 +98,29 @@ def main(argv: list[str] | None = None) -> int:
         check(user not in ("", "0", "root") and not user.startswith(("0:", "root:")), f"image runs as root ({user!r})")
 
         port = free_port()
-        run = ["run", "-d", "-p", f"127.0.0.1:{port}:3000"]
+        run = ["run", "--name", cid, "-p", f"{HOST}:{port}:3000"]
         for kv in args.env:
             run += ["-e", kv]
         if args.mount_models:
             run += ["-v", f"{Path(args.mount_models).resolve()}:/home/bentoml/models:ro"]
-        cid = sh(runner, *run, args.image).stdout.strip()
-        summary["container"] = cid[:12]
-        url = f"http://127.0.0.1:{port}"
-        t0 = time.monotonic()
-        while True:
-            state = sh(runner, "inspect", "--format", "{{.State.Running}}", cid).stdout.strip()
-            check(state == "true", "container exited before /readyz")
-            try:
-                status, _ = http("GET", url + "/readyz", timeout=5)
-            except (OSError, urllib.error.URLError):
-                status = 0
-            if status == 200:
-                break
-            check(time.monotonic() - t0 < args.ready_timeout, f"/readyz not 200 after {args.ready_timeout:.0f} s")
-            time.sleep(1)
-        summary["ready_s"] = round(time.monotonic() - t0, 1)
+        url = f"http://{HOST}:{port}"
+        # in the foreground: the container's output goes to the log, and it ends when the container does
+        member = Member(
+            name="container",
+            cmd=[runner, *run, args.image],
+            log=Path(args.log or Path(tempfile.gettempdir()) / f"{cid}.log"),
+            env=engine_env(runner),
+            probe=http_probe(url, timeout=5),
+            port=port,
+            url=url,
+        )
+        container = start(member)
+        summary["container"] = cid
+        try:
+            container.wait_ready(args.ready_timeout, poll_s=1)
+        except HarnessError as e:
+            raise SmokeError(f"container did not answer /readyz: {str(e)[-1500:]}") from None
+        summary["ready_s"] = round(container.ready_s, 1)
 
         answers = []
         for text, labels, expected in CASES:
@@ -160,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
                 t = time.monotonic()
                 try:
                     result["status"], _ = http("POST", url + "/classify_batch", {"items": items}, timeout=120)
-                except Exception as e:  # noqa: BLE001
+                except httpx.HTTPError as e:
                     result["status"] = repr(e)
                 result["seconds"] = round(time.monotonic() - t, 2)
 
@@ -172,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             sh(runner, "stop", "-t", str(args.stop_timeout), cid, timeout=args.stop_timeout + 60)
             stop_s = time.monotonic() - t_stop
             thread.join(130)
-            exit_code = int(sh(runner, "inspect", "--format", "{{.State.ExitCode}}", cid).stdout.strip())
+            exit_code = container.wait(60)  # `run` in the foreground exits with the container's code
             summary["drain"] = {
                 "in_flight_at_sigterm": in_flight,
                 "request_status": result.get("status"),
@@ -188,12 +186,12 @@ def main(argv: list[str] | None = None) -> int:
     except SmokeError as e:
         summary["ok"] = False
         summary["error"] = str(e)
-        if cid:
-            logs = sh(runner, "logs", "--tail", "40", cid, check=False)
-            summary["logs_tail"] = (logs.stdout + logs.stderr)[-4000:]
+        if container is not None:
+            summary["logs_tail"] = container.log_tail()
     finally:
-        if cid and not (args.keep and summary.get("ok")):
+        if container is not None and not (args.keep and summary.get("ok")):
             sh(runner, "rm", "-f", "-t", "0", cid, check=False)
+            container.stop(grace=5)
     text = json.dumps(summary, indent=2)
     print(text)
     if args.json:

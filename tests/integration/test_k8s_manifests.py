@@ -25,8 +25,8 @@ import referencing
 import yaml
 from kubernetes_validate.utils import SchemaNotFoundError
 
+from harness.metrics import scrape
 from service.config import Settings
-from tests.support.metrics import scrape
 from tests.support.server import ROOT
 
 K8S_VERSION = "1.32.0"  # oldest Kubernetes the manifests target (native preStop sleep: 1.30+)
@@ -377,8 +377,8 @@ def live_metrics(default_server) -> dict[str, set[str]]:
     assert httpx.post(f"{default_server}/classify", json=body, timeout=60).status_code == 200
     assert httpx.post(f"{default_server}/classify_batch", json={"items": [body]}, timeout=60).status_code == 200
     out: dict[str, set[str]] = {}
-    for name, labels, _ in scrape(default_server):
-        out.setdefault(name, set()).update(labels)
+    for sample in scrape(default_server):
+        out.setdefault(sample.name, set()).update(sample.labels)
     return out
 
 
@@ -399,7 +399,7 @@ def test_autoscaling_metric_exists_on_a_live_replica(live_metrics, default_serve
         used = metric_uses([rule["metricsQuery"].replace("<<.Series>>", series)])[series]
         assert used <= live_metrics[series] | TARGET_LABELS, used
     # the routes the rule counts are the routes the service labels its requests with
-    routes = {labels.get("endpoint") for name, labels, _ in scrape(default_server) if name == series}
+    routes = {s.labels.get("endpoint") for s in scrape(default_server) if s.name == series}
     assert {"/classify", "/classify_batch"} <= routes
 
 

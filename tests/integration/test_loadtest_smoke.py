@@ -19,8 +19,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from loadtest.compare import Placement, knee
-from tests.support.cluster import cluster_module
 from tests.support.server import BIN, ROOT
 
 pytestmark = [
@@ -120,34 +118,3 @@ def test_a_200_with_garbage_counts_as_a_failure(tmp_path):
     assert "pairs" not in totals  # nothing counted as answered
     failures = (tmp_path / "g_failures.csv").read_text()
     assert "labels" in failures or "results" in failures
-
-
-def test_placement_gives_each_replica_its_own_cpus_when_it_can():
-    four = Placement(loadgen=[3], server=[0, 1, 2], front=[3])
-    assert four.replicas(1) == [[0, 1, 2]]
-    assert four.replicas(3) == [[0], [1], [2]]
-    two = Placement(loadgen=[1], server=[0], front=[1])
-    assert two.replicas(1) == [[0]]
-    assert two.replicas(2) == [[0], [1]]  # the second replica shares the load generator's CPU: reported
-
-
-def test_knee_is_where_more_users_stop_adding_throughput():
-    steps = [{"users": u, "pairs_per_s": p} for u, p in ((64, 98), (1, 10), (4, 40), (16, 95), (32, 100))]
-    assert knee(steps) == (16, True)  # 16 -> 32 users added under 20%
-    assert knee(steps[1:3]) == (4, False)  # still rising at the last step
-    assert knee([]) is None
-
-
-def test_cluster_cpu_sets_per_replica():
-    allowed = sorted(os.sched_getaffinity(0))
-    assert cluster_module.replica_cpus([], 2) == [None, None]
-    assert cluster_module.replica_cpus([str(allowed[0])], 3) == [[allowed[0]]] * 3  # repeated cyclically
-    auto = cluster_module.replica_cpus(["auto"], 2)
-    assert all(cpus and set(cpus) <= set(allowed) for cpus in auto)
-    if len(allowed) >= 2:
-        assert not set(auto[0]) & set(auto[1])  # disjoint when there are enough CPUs
-    assert cluster_module.parse_cpus(f"{allowed[0]}-{allowed[0]},{allowed[-1]}") == sorted({allowed[0], allowed[-1]})
-    with pytest.raises(cluster_module.ClusterError):
-        cluster_module.parse_cpus("99999")
-    with pytest.raises(cluster_module.ClusterError):
-        cluster_module.parse_cpus("a-b")

@@ -18,9 +18,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from harness import ROOT
+from harness.cluster import kill_member, member_pids
+from harness.launchers import NGINX_READ_TIMEOUT_S, redis_ping, write_nginx_conf
 from service.config import Settings
-from tests.support.cluster import access_log, attempts, cluster_module, local_cluster, run_command
-from tests.support.server import ROOT
+from tests.support.cluster import access_log, attempts, cluster_command, local_cluster
 
 NGINX_DIR = ROOT / "deploy" / "nginx"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -69,7 +71,7 @@ def test_shipped_config_matches_the_service_settings():
     # the replica's own 504 (after ZSC_TIMEOUT_S) must reach the client before nginx gives up
     [[read_timeout]] = conf["proxy_read_timeout"]
     assert seconds(read_timeout) > s.timeout_s
-    assert seconds(read_timeout) == cluster_module.NGINX_READ_TIMEOUT_S
+    assert seconds(read_timeout) == NGINX_READ_TIMEOUT_S
     [[next_timeout]] = conf["proxy_next_upstream_timeout"]
     assert 0 < seconds(next_timeout) <= seconds(read_timeout), "retries must be bounded in time"
 
@@ -101,7 +103,7 @@ def test_shipped_config_matches_the_service_settings():
 
 
 def test_cluster_upstream_keeps_the_shipped_parameters(tmp_path):
-    conf = cluster_module.write_nginx_conf(tmp_path / "nginx", 18080, [13001, 13002, 13003], [4, 1, 1])
+    conf = write_nginx_conf(tmp_path / "nginx", 18080, [13001, 13002, 13003], [4, 1, 1])
     assert conf.read_text() == (NGINX_DIR / "nginx.conf").read_text()
     upstream = directives((conf.parent / "zsc-upstream.conf").read_text())
     assert upstream["server"] == [
@@ -150,7 +152,7 @@ def test_cluster_wiring(cluster):
     assert r.headers["x-request-id"] == "abc-123"
 
     redis_url = cluster["redis"]["url"]
-    assert cluster_module._redis_ping(cluster["redis"]["port"])
+    assert redis_ping(cluster["redis"]["port"])
     homes = set()
     for replica in cluster["replicas"]:
         environ = Path(f"/proc/{replica['pid']}/environ").read_bytes().split(b"\0")
@@ -191,13 +193,13 @@ def test_requests_spread_and_a_killed_replica_costs_no_request(cluster):
             done[0] += 1
             if done[0] == kill_after:
                 killed["at"] = time.time()
-                killed["pids"] = cluster_module.kill_member(Path(cluster["run_dir"]), victim["name"])
+                killed["pids"] = kill_member(Path(cluster["run_dir"]), victim["name"])
 
     with ThreadPoolExecutor(concurrency) as pool:
         list(pool.map(send, range(total)))
 
     assert killed["pids"], "nothing was killed"
-    assert not cluster_module.member_pids(Path(cluster["run_dir"]), victim["name"]), "the victim survived"
+    assert not member_pids(Path(cluster["run_dir"]), victim["name"]), "the victim survived"
     failures = [r for r in results if r[1] != 200]
     assert not failures, f"{len(failures)} client-visible failures, e.g. {failures[:3]}"
     assert len(results) == total
@@ -224,15 +226,15 @@ def test_requests_spread_and_a_killed_replica_costs_no_request(cluster):
 def test_no_replica_left_answers_json_502_then_down_stops_everything(cluster):
     run_dir = Path(cluster["run_dir"])
     for replica in cluster["replicas"]:
-        cluster_module.kill_member(run_dir, replica["name"])
+        kill_member(run_dir, replica["name"])
     r = httpx.post(f"{cluster['nginx']['url']}/classify", json=body(1), timeout=30)
     assert r.status_code == 502
     assert r.json()["error_type"] == "upstream_unavailable"
 
-    assert cluster_module.member_pids(run_dir), "nginx and redis should still be running"
-    result = run_command(run_dir, ["down"], {}, timeout=120)
+    assert member_pids(run_dir), "nginx and redis should still be running"
+    result = cluster_command(run_dir, ["down"], {}, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert not cluster_module.member_pids(run_dir)
+    assert not member_pids(run_dir)
     assert not list(run_dir.glob("*/*.pid"))
     for port in (cluster["nginx"]["port"], cluster["redis"]["port"]):
         with pytest.raises(httpx.ConnectError):

@@ -1,9 +1,8 @@
-"""Drive the local cluster command (deploy/local/cluster.py) from tests: up, kill a member, read nginx's log, down."""
+"""Drive the local cluster command (deploy/local/cluster.py) from tests: up, down, and nginx's access log."""
 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import os
 import subprocess
@@ -12,30 +11,17 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from tests.support.server import ROOT
+from harness import ROOT
+from harness.process import run_command
 
 SCRIPT = ROOT / "deploy" / "local" / "cluster.py"
 
 
-def _load_module():
-    spec = importlib.util.spec_from_file_location("zsc_local_cluster", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-cluster_module = _load_module()
-
-
-def run_command(run_dir: Path, args: list[str], env: Mapping[str, str], timeout: float) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), "--run-dir", str(run_dir), *args],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
+def cluster_command(
+    run_dir: Path, args: list[str], env: Mapping[str, str], timeout: float
+) -> subprocess.CompletedProcess:
+    return run_command(
+        [sys.executable, str(SCRIPT), "--run-dir", str(run_dir), *args], {**os.environ, **env}, timeout, check=False
     )
 
 
@@ -47,11 +33,11 @@ def local_cluster(
     args = ["up", "--replicas", str(replicas), "--port", "0", "--base-port", "0", "--redis-port", "0"]
     args += ["--ready-timeout", str(ready_timeout), *(extra or [])]
     try:
-        result = run_command(run_dir, args, env, timeout=ready_timeout + 120)
+        result = cluster_command(run_dir, args, env, timeout=ready_timeout + 120)
         assert result.returncode == 0, f"cluster up failed:\n{result.stdout}\n{result.stderr}"
         yield json.loads((run_dir / "cluster.json").read_text())
     finally:
-        run_command(run_dir, ["down", "--grace", "20"], env, timeout=120)
+        cluster_command(run_dir, ["down", "--grace", "20"], env, timeout=120)
 
 
 def access_log(state: dict, settle: float = 3.0, expect: int = 0) -> list[dict]:

@@ -1,4 +1,5 @@
-"""Real processes for integration tests: ``bentoml serve`` on a free loopback port, the ``zsc`` CLI."""
+"""Real processes for integration tests, through the harness: ``bentoml serve`` on a free loopback port,
+a redis-server, the ``zsc`` CLI."""
 
 from __future__ import annotations
 
@@ -9,51 +10,36 @@ import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from loadtest.procs import ROOT, free_port, start, stop, wait_ready
+from harness import ROOT
+from harness.launchers import bento_serve, redis_server
+from harness.net import free_port
+from harness.process import Running, run_command, running, start
 
 BIN = Path(sys.executable).parent
-__all__ = ["ROOT", "BIN", "bento_server", "free_port", "run_cli", "stop", "wait_ready"]
+__all__ = ["ROOT", "BIN", "bento_server", "redis", "run_cli"]
 
 
 @contextlib.contextmanager
 def bento_server(
-    env: Mapping[str, str], log_path: Path, port: int | None = None, ready_timeout: float = 180
+    env: Mapping[str, str],
+    log_path: Path,
+    port: int | None = None,
+    ready_timeout: float = 180,
+    target: str | None = None,
 ) -> Iterator[str]:
-    """``bentoml serve`` the project's service with extra env; yields its base URL."""
+    """``bentoml serve`` the project's service (or ``target``) with extra env; yields its base URL."""
     port = port or free_port()
-    full_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
-    # Each server gets its own BentoML home sharing the model store: BentoML wipes
-    # $BENTOML_HOME/prometheus_multiproc_dir at start, which would erase another server's metrics.
-    store = Path(full_env.get("BENTOML_HOME") or Path.home() / "bentoml")
-    home = log_path.parent / f"bentoml-home-{port}"
-    home.mkdir(parents=True, exist_ok=True)
-    if not (home / "models").exists():
-        (home / "models").symlink_to((store / "models").resolve())
-    full_env["BENTOML_HOME"] = str(home)
-    cmd = [
-        str(BIN / "bentoml"),
-        "serve",
-        "service.service:ZeroShotClassifier",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-    ]
-    proc = start(cmd, full_env, log_path)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_ready(url, proc, ready_timeout, log_path)
-        yield url
-    finally:
-        stop(proc)
+    extra = {"target": target} if target else {}
+    member = bento_serve(log_path.stem, port, log_path.parent / f"server-{port}", env, log=log_path, **extra)
+    with running(member, ready_timeout) as server:
+        yield server.url
+
+
+def redis(workdir: Path, port: int | None = None) -> Running:
+    """A started, answering redis-server (DEBUG allowed, for stalls); ``.kill()``/``.stop()`` it, start
+    another on ``.member.port`` to restart."""
+    return start(redis_server("redis", port or free_port(), workdir, maxmemory=None, debug_command=True)).wait_ready(10)
 
 
 def run_cli(args: list[str], env: Mapping[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(BIN / "zsc"), "-q", *args],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_command([str(BIN / "zsc"), "-q", *args], {**os.environ, **env}, timeout=300, check=False)

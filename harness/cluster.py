@@ -1,0 +1,367 @@
+"""A local cluster on 127.0.0.1: redis-server, N ``bentoml serve`` replicas, nginx in front (``make cluster``).
+
+Everything lives in one run directory (default ``run/cluster``): ``cluster.json`` (ports, PIDs, URLs, CPU
+sets) and one folder per member with its log, its PID file and, for a replica, its own BentoML home (the
+model store is shared through a symlink). Every process carries the mark ``<run dir>::<member>``
+(``process.MARK``), so a later ``down`` or ``kill`` (another process) finds each member's whole tree.
+
+CPU pinning sets a member's affinity before it starts; its children (BentoML's workers, their thread pools)
+inherit it. A pinned replica gets ``ZSC_CPU_THREADS`` = the size of its CPU set unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+from . import ROOT
+from .cpus import allowed_cpus, format_cpus, parse_cpus, split_cpus
+from .launchers import (
+    NGINX_READ_TIMEOUT_S,
+    QUIET_ENV,
+    bento_serve,
+    http_status,
+    nginx,
+    nginx_test_command,
+    redis_ping,
+    redis_server,
+    write_nginx_conf,
+)
+from .net import HOST, free_port, port_is_free
+from .process import (
+    HarnessError,
+    ProcessId,
+    Running,
+    descendants,
+    marked_processes,
+    run_command,
+    signal_pids,
+    start,
+    stop_tree,
+    wait_all_ready,
+)
+from .store import ensure_default
+
+DEFAULT_RUN_DIR = ROOT / "run" / "cluster"
+STATE = "cluster.json"
+Say = Callable[[str], None]
+
+
+class ClusterError(HarnessError):
+    pass
+
+
+# -- what runs ------------------------------------------------------------------------------------------
+@dataclass
+class MemberRecord:
+    name: str
+    port: int
+    url: str
+    pid: int
+    start_time: float  # the process's create time: a recorded pid is ours only while it matches
+    log: str
+    cpus: list[int] | None = None
+
+    @property
+    def process(self) -> ProcessId:
+        return ProcessId(self.pid, self.start_time)
+
+
+@dataclass
+class ReplicaRecord(MemberRecord):
+    weight: int = 1
+    home: str = ""
+    threads: int | None = None
+
+
+@dataclass
+class NginxRecord(MemberRecord):
+    dir: str = ""
+    access_log: str = ""
+    error_log: str = ""
+
+
+@dataclass
+class ClusterState:
+    run_dir: str
+    started: float
+    redis: MemberRecord | None = None
+    replicas: list[ReplicaRecord] = field(default_factory=list)
+    nginx: NginxRecord | None = None
+
+    def members(self) -> list[MemberRecord]:
+        return [m for m in (self.nginx, self.redis, *self.replicas) if m is not None]
+
+    def save(self) -> None:
+        path = Path(self.run_dir) / STATE
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(asdict(self), indent=2) + "\n")
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, run_dir: Path) -> ClusterState | None:
+        path = run_dir / STATE
+        if not path.exists():
+            return None
+        raw = json.loads(path.read_text())
+
+        def record(kind, value):
+            return kind(**{f.name: value[f.name] for f in fields(kind) if f.name in value}) if value else None
+
+        return cls(
+            run_dir=raw["run_dir"],
+            started=raw["started"],
+            redis=record(MemberRecord, raw.get("redis")),
+            replicas=[record(ReplicaRecord, r) for r in raw.get("replicas", [])],
+            nginx=record(NginxRecord, raw.get("nginx")),
+        )
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """What ``up`` starts. Ports: 0 = any free port; fixed ones must be free."""
+
+    replicas: int = 3
+    port: int = 8080
+    base_port: int = 3001
+    redis: bool = True
+    redis_port: int = 6390
+    weights: tuple[int, ...] | None = None
+    env: Mapping[str, str] = field(default_factory=dict)  # extra environment for the replicas
+    threads: int | None = None  # ZSC_CPU_THREADS per replica
+    ready_timeout: float = 300
+    cpus: tuple[str, ...] = ()  # CPU set per replica, in order, repeated; ("auto",) splits the CPUs evenly
+    front_cpus: str | None = None  # nginx and redis-server
+
+
+def replica_cpus(specs: Sequence[str], replicas: int) -> list[list[int] | None]:
+    """One CPU set per replica from ``--cpus`` values, given in replica order and repeated cyclically;
+    ``auto`` splits the CPUs this process may use into ``replicas`` disjoint sets (round robin when there
+    are fewer CPUs than replicas). No values: no pinning."""
+    if not specs:
+        return [None] * replicas
+    if list(specs) == ["auto"]:
+        return split_cpus(allowed_cpus(), replicas)
+    sets = [parse_cpus(s) for s in specs]
+    return [sets[i % len(sets)] for i in range(replicas)]
+
+
+def _mark(run_dir: Path, member: str = "") -> str:
+    return f"{run_dir.resolve()}::{member}"
+
+
+def member_pids(run_dir: Path, member: str | None = None) -> dict[int, str]:
+    """{pid: member} of live processes started for this run directory (one member, or all): those carrying
+    its mark, the recorded main processes (nginx and redis-server overwrite their environment), and their
+    descendants."""
+    run_dir = run_dir.resolve()
+    found = marked_processes(_mark(run_dir))
+    state = ClusterState.load(run_dir)
+    for rec in state.members() if state else []:
+        if rec.process.alive():
+            found.setdefault(rec.pid, rec.name)
+    for pid, name in list(found.items()):
+        for child in descendants([pid]):
+            found.setdefault(child, name)
+    return {pid: name for pid, name in found.items() if member is None or name == member}
+
+
+def kill_member(run_dir: Path, member: str, sig: int = signal.SIGKILL) -> list[int]:
+    """``sig`` to every live process of one member (all its process groups); returns the PIDs."""
+    pids = sorted(member_pids(run_dir, member))
+    signal_pids(pids, sig)
+    return pids
+
+
+# -- up -------------------------------------------------------------------------------------------------
+def up(run_dir: Path, spec: ClusterSpec, say: Say = print) -> ClusterState:
+    """Start the cluster and return once nginx answers /readyz; state also in ``cluster.json``."""
+    run_dir = run_dir.resolve()
+    if spec.replicas < 1:
+        raise ClusterError("--replicas must be >= 1")
+    weights = list(spec.weights or [1] * spec.replicas)
+    if len(weights) != spec.replicas or min(weights) < 1:
+        raise ClusterError(f"--weights needs {spec.replicas} positive integers, got {weights}")
+    if member_pids(run_dir):
+        raise ClusterError(f"a cluster is already running from {run_dir}: stop it first (make cluster-down)")
+    env = {**os.environ, **spec.env, **QUIET_ENV}
+    pins = replica_cpus(spec.cpus, spec.replicas)
+    front = parse_cpus(spec.front_cpus) if spec.front_cpus else None
+
+    taken: set[int] = set()
+
+    def pick(wanted: int, what: str) -> int:
+        chosen = free_port(taken) if wanted == 0 else wanted
+        if wanted and not port_is_free(chosen):
+            raise ClusterError(f"port {chosen} ({what}) is in use: choose another or pass 0 for a free one")
+        taken.add(chosen)
+        return chosen
+
+    nginx_port = pick(spec.port, "nginx")
+    replica_ports = [pick(spec.base_port and spec.base_port + i, f"replica-{i + 1}") for i in range(spec.replicas)]
+    redis_port = pick(spec.redis_port, "redis") if spec.redis else None
+
+    timeout_s = int(env.get("ZSC_TIMEOUT_S") or 60)
+    if timeout_s >= NGINX_READ_TIMEOUT_S:
+        say(
+            f"warning: ZSC_TIMEOUT_S={timeout_s} >= nginx's proxy_read_timeout ({NGINX_READ_TIMEOUT_S}s): "
+            "raise it in deploy/nginx/nginx.conf or nginx answers 504 before the replica does"
+        )
+    if run_dir.exists():  # logs of a previous run: start clean
+        for child in run_dir.iterdir():
+            shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+    run_dir.mkdir(parents=True, exist_ok=True)
+
+    state = ClusterState(run_dir=str(run_dir), started=time.time())
+    try:
+        _up(run_dir, state, spec, env, nginx_port, replica_ports, redis_port, weights, pins, front, say)
+    except BaseException:
+        say("start-up failed: stopping what was started")
+        down(run_dir, quiet=True, say=say)
+        raise
+    return state
+
+
+def _record(kind, proc: Running, log: Path, **extra) -> MemberRecord:
+    m = proc.member
+    cpus = list(m.cpus) if m.cpus else None
+    return kind(m.name, m.port, m.url, proc.id.pid, proc.id.started, str(log), cpus, **extra)
+
+
+def _started(run_dir: Path, state: ClusterState, proc: Running, record: MemberRecord) -> None:
+    (run_dir / record.name / f"{record.name.split('-')[0]}.pid").write_text(f"{proc.pid}\n")
+    state.save()
+
+
+def _up(run_dir, state, spec, env, nginx_port, replica_ports, redis_port, weights, pins, front, say) -> None:
+    t0 = time.monotonic()
+    # 1. Redis (the cache tier; replicas work without it)
+    if redis_port is not None:
+        rdir = run_dir / "redis"
+        member = redis_server("redis", redis_port, rdir, cpus=front, mark=_mark(run_dir, "redis"))
+        proc = start(member)
+        state.redis = _record(MemberRecord, proc, member.log)
+        _started(run_dir, state, proc, state.redis)
+        proc.wait_ready(20)
+        say(f"redis-server on {HOST}:{redis_port} (pid {proc.pid})")
+
+    # 2. The model store, shared by every replica
+    store_env = {**env, "BENTOML_HOME": str(Path(env.get("BENTOML_HOME") or Path.home() / "bentoml").resolve())}
+    if not env.get("ZSC_MODEL"):
+        say(f"model store {store_env['BENTOML_HOME']}: making sure the bundled model is in it")
+        ensure_default(store_env)
+
+    # 3. Replicas, started together (each loads its own copy of the model)
+    shared_threads = spec.threads
+    if spec.threads is None and not env.get("ZSC_CPU_THREADS"):
+        shared_threads = max(1, (os.cpu_count() or 1) // len(replica_ports))
+    procs = []
+    for i, (port, weight, pin) in enumerate(zip(replica_ports, weights, pins), start=1):
+        name = f"replica-{i}"
+        renv = dict(store_env)
+        if spec.threads is not None:
+            renv["ZSC_CPU_THREADS"] = str(spec.threads)
+        elif pin and not env.get("ZSC_CPU_THREADS"):
+            renv["ZSC_CPU_THREADS"] = str(len(pin))  # a pinned replica: one thread per CPU of its set
+        elif shared_threads is not None:
+            renv["ZSC_CPU_THREADS"] = str(shared_threads)
+        if state.redis:
+            renv["ZSC_REDIS_URL"] = state.redis.url
+        rdir = run_dir / name
+        member = bento_serve(name, port, rdir, renv, pin, mark=_mark(run_dir, name), log=rdir / "replica.log")
+        proc = start(member)
+        threads = int(renv["ZSC_CPU_THREADS"]) if renv.get("ZSC_CPU_THREADS") else None
+        home = member.env["BENTOML_HOME"]
+        record = _record(ReplicaRecord, proc, member.log, weight=weight, home=home, threads=threads)
+        state.replicas.append(record)
+        _started(run_dir, state, proc, record)
+        procs.append(proc)
+        where = f", CPUs {format_cpus(pin)}, {threads} threads" if pin else ""
+        say(f"{name} starting on {HOST}:{port} (pid {proc.pid}{where}, log {member.log})")
+    wait_all_ready(
+        procs,
+        spec.ready_timeout,
+        on_ready=lambda p: say(f"{p.member.name} ready ({time.monotonic() - t0:.1f}s)"),
+        on_wait=lambda names: say(f"waiting for {', '.join(names)} to load the model ({time.monotonic() - t0:.0f}s)"),
+    )
+
+    # 4. nginx in front
+    ndir = run_dir / "nginx"
+    conf = write_nginx_conf(ndir, nginx_port, replica_ports, weights)
+    run_command(nginx_test_command(conf), what="nginx -t")
+    member = nginx("nginx", conf, nginx_port, cpus=front, mark=_mark(run_dir, "nginx"))
+    proc = start(member)
+    state.nginx = _record(
+        NginxRecord,
+        proc,
+        member.log,
+        dir=str(ndir),
+        access_log=str(ndir / "logs" / "access.json"),
+        error_log=str(ndir / "logs" / "error.log"),
+    )
+    _started(run_dir, state, proc, state.nginx)
+    proc.wait_ready(20)
+    say(f"nginx on {member.url} (pid {proc.pid}) -> {', '.join(str(p) for p in replica_ports)}")
+    say(
+        f"ready in {time.monotonic() - t0:.1f}s: curl -s {member.url}/classify -H 'content-type: application/json' "
+        """-d '{"text": "The team won the cup", "labels": ["sports", "business"]}'"""
+    )
+    say(f"logs and PID files under {run_dir}; stop with: make cluster-down")
+
+
+# -- down / status --------------------------------------------------------------------------------------
+# Front to back: stop taking requests first, then let replicas finish theirs, then the cache.
+_STOP_ORDER = (("nginx", signal.SIGQUIT), ("replica-", signal.SIGTERM), ("redis", signal.SIGTERM))
+
+
+def down(run_dir: Path, grace: float = 30, quiet: bool = False, say: Say = print) -> list[int]:
+    """Stop every process of the run directory: graceful signal per member, SIGKILL after ``grace``."""
+    run_dir = run_dir.resolve()
+    state = ClusterState.load(run_dir)
+    stopped: list[int] = []
+    for prefix, sig in _STOP_ORDER:
+        running = member_pids(run_dir)
+        procs = {pid: m for pid, m in running.items() if m.startswith(prefix)}
+        if not procs:
+            continue
+        if not quiet:
+            say(f"stopping {', '.join(sorted(set(procs.values())))} (pids {' '.join(map(str, sorted(procs)))})")
+        # the main process of each member gets the graceful signal and stops its own children
+        roots = {r.pid: r.process for r in (state.members() if state else []) if r.name.startswith(prefix)}
+        stopped += stop_tree(roots, _mark(run_dir, prefix), sig, grace)
+    rest = member_pids(run_dir)  # stragglers of no known member
+    signal_pids(rest, signal.SIGKILL)
+    stopped = sorted(set(stopped) | set(rest))
+    for pid_file in run_dir.glob("*/*.pid"):
+        pid_file.unlink()
+    if not quiet:
+        say(f"stopped {len(stopped)} processes; logs kept in {run_dir}" if stopped else "nothing was running")
+    return stopped
+
+
+def status(run_dir: Path) -> int:
+    run_dir = run_dir.resolve()
+    state = ClusterState.load(run_dir)
+    if not state:
+        print(f"no cluster in {run_dir}")
+        return 1
+    running = member_pids(run_dir)
+    rows = []
+    if state.redis:
+        rows.append((state.redis, "ok" if redis_ping(state.redis.port) else "down"))
+    for r in state.replicas:
+        code = http_status(f"{r.url}/readyz")
+        rows.append((r, "ready" if code == 200 else f"not ready ({code})"))
+    if state.nginx:
+        rows.append((state.nginx, "ok" if http_status(f"{state.nginx.url}/nginx/health") == 200 else "down"))
+    for rec, health in rows:
+        pids = sorted(p for p, m in running.items() if m == rec.name)
+        addr, cpus = f"{HOST}:{rec.port}", format_cpus(rec.cpus)
+        print(f"{rec.name:<12} {addr:<22} {health:<20} cpus {cpus:<8} pids {' '.join(map(str, pids)) or '-'}")
+    return 0 if running else 1
