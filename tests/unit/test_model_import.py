@@ -51,7 +51,6 @@ def test_a_directory_without_config_is_refused(tmp_path):
         detect_kind(checkpoint(tmp_path))
 
 
-
 def test_entailment_and_contradiction_from_label_names():
     opts = ImportOptions()
     assert nli_indices({"label2id": MNLI, "num_labels": 3}, opts, False) == (2, 0)
