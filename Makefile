@@ -18,13 +18,14 @@ LOADTEST_ARGS ?=
 export BENTOML_DO_NOT_TRACK := True
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke
+.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke
 
 help:
 	@echo "make serve            run the service on port $(PORT) (bundled model unless ZSC_MODEL names another)"
 	@echo "make test             install everything and run lint + all tests"
 	@echo "make import-model SOURCE=...  import a model (bundled | DIR | modelscope:ID | hf:ID)"
 	@echo "make bench            ceiling vs engine vs service vs naive, torch vs ONNX fp32/int8, cache (~15 min)"
+	@echo "make bench-gpu        on a GPU machine: parity, ceiling, service at 1-8 workers, naive (ZSC_DEVICE=cpu: dry run)"
 	@echo "make image            CPU image $(IMAGE):latest (buildah here, Docker where an engine runs); make image-smoke runs it"
 	@echo "make client           regenerate the typed Python client in clients/python"
 	@echo "make loadtest         Locust: naive vs 1 vs 2 replicas, cache off/on (~10 min on 2 cores) -> loadtest/results/<time>/"
@@ -78,6 +79,13 @@ bench: system-deps venv
 
 bench-smoke: system-deps venv
 	$(BIN)/python -m loadtest.bench --smoke $(BENCH_ARGS)
+
+# On the GPU machine (no venv there: carried wheels, see build/bench-gpu.sh); ZSC_DEVICE=cpu for the dry run.
+bench-gpu:
+	build/bench-gpu.sh $(BENCH_ARGS)
+
+gpu-wheels: venv
+	build/gpu-wheels.sh
 
 bento: venv
 	build/bento.sh

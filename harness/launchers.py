@@ -34,6 +34,15 @@ def venv_bin(name: str) -> str:
     raise HarnessError(f"{name} not found next to {sys.executable}: run `make venv` and use .venv/bin/python")
 
 
+def tool(script: str, module: str) -> list[str]:
+    """The command for one of our tools: the virtualenv's console script, else ``python -m module`` with
+    this interpreter (a machine where the project is on PYTHONPATH, not installed: the GPU benchmark)."""
+    try:
+        return [venv_bin(script)]
+    except HarnessError:
+        return [sys.executable, "-m", module]
+
+
 def system_bin(name: str) -> str:
     found = shutil.which(name) or next((p for p in (f"/usr/sbin/{name}",) if os.access(p, os.X_OK)), None)
     if not found:
@@ -94,7 +103,7 @@ def bento_serve(
     url = f"http://{HOST}:{port}"
     return Member(
         name=name,
-        cmd=[venv_bin("bentoml"), "serve", target, "--host", HOST, "--port", str(port)],
+        cmd=[*tool("bentoml", "bentoml"), "serve", target, "--host", HOST, "--port", str(port)],
         log=log or workdir / f"{name}.log",
         env={**env, "BENTOML_HOME": str(home)},
         cpus=cpus,
@@ -201,11 +210,12 @@ def naive_server(
     template: str,
     env: Mapping[str, str] | None = None,
     cpus: Sequence[int] | None = None,
+    device: str = "cpu",
 ) -> Member:
     """The naive baseline (loadtest/naive_server.py): one request at a time, no batching, no cache. Its torch
     sizes its thread pool from the CPU set it is pinned to."""
     url = f"http://{HOST}:{port}"
-    cmd = [venv_bin("python"), "-m", "loadtest.naive_server", "--model-dir", str(model_dir)]
+    cmd = [sys.executable, "-m", "loadtest.naive_server", "--model-dir", str(model_dir), "--device", device]
     cmd += ["--kind", kind, "--port", str(port), "--template", template]
     return Member(
         name=name,
@@ -216,4 +226,14 @@ def naive_server(
         probe=http_probe(url, "/healthz"),
         port=port,
         url=url,
+    )
+
+
+def gpu_monitor(log: Path, interval_ms: int = 200) -> Member:
+    """nvidia-smi sampling GPU 0's utilisation and memory into ``log``: ``time, %, MiB`` per line."""
+    query = "--query-gpu=timestamp,utilization.gpu,memory.used"
+    return Member(
+        name="gpu-monitor",
+        cmd=[system_bin("nvidia-smi"), query, "--format=csv,noheader,nounits", "-i", "0", f"-lms={interval_ms}"],
+        log=log,
     )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .launchers import QUIET_ENV, venv_bin
+from .launchers import QUIET_ENV, tool
 from .process import HarnessError, run_command
 
 
@@ -47,10 +47,11 @@ def stored_model(tag: str) -> StoredModel:
 
 def ensure_default(env: Mapping[str, str]) -> None:
     """The bundled model in the store of ``env`` (imported on first use: a minute or so)."""
-    run_command([venv_bin("zsc"), "-q", "ensure-default"], {**env, **QUIET_ENV}, timeout=900, what="zsc ensure-default")
+    cmd = [*tool("zsc", "service.cli"), "-q", "ensure-default"]
+    run_command(cmd, {**env, **QUIET_ENV}, timeout=900, what="zsc ensure-default")
 
 
 def import_model(source: str, name: str, env: Mapping[str, str], *args: str) -> None:
     """``zsc import-model`` into the store of ``env``, its progress on this terminal."""
-    cmd = [venv_bin("zsc"), "import-model", source, "--name", name, *args]
+    cmd = [*tool("zsc", "service.cli"), "import-model", source, "--name", name, *args]
     run_command(cmd, {**env, **QUIET_ENV}, timeout=1800, capture=False, what=f"zsc import-model {source}")

@@ -37,7 +37,14 @@ import numpy as np
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from harness import ROOT  # noqa: E402
-from harness.checkpoints import MINILM_L6, MNLI_LABELS, STRUCTBERT_BASE_ZH, bert_nli, save_modelscope_structbert  # noqa: E402
+from harness.checkpoints import (  # noqa: E402
+    MINILM_L6,
+    MNLI_LABELS,
+    STRUCTBERT_BASE_ZH,
+    BertShape,
+    bert_nli,
+    save_modelscope_structbert,
+)
 from harness.launchers import QUIET_ENV, bento_serve, naive_server  # noqa: E402
 from harness.machine import machine_info, versions  # noqa: E402
 from harness.net import free_port  # noqa: E402
@@ -84,14 +91,20 @@ def write_checkpoint(model: BenchModel, dst: Path) -> Path:
             shutil.copy(minilm / f, dst / f)
         bert_nli(MINILM_L6, MNLI_LABELS).save_pretrained(dst)
         return dst
-    # StructBERT-base zh, ModelScope layout: model_type structbert, vocab.txt of 21128 entries
+    return write_structbert(dst, STRUCTBERT_BASE_ZH)
+
+
+def write_structbert(dst: Path, shape: BertShape) -> Path:
+    """A StructBERT zh cross-encoder of this shape in ModelScope's layout: ``model_type: structbert``, a
+    ``vocab.txt`` of ``shape.vocab_size`` entries that covers the workload's characters, random weights."""
+    dst.mkdir(parents=True, exist_ok=True)
     chars = sorted({c for r in load_rows(extra_datasets=True) for c in r.text if ord(c) > 0x2E80})
     base = ["[PAD]"] + [f"[unused{i}]" for i in range(99)] + ["[UNK]", "[CLS]", "[SEP]", "[MASK]"]
     base += [chr(i) for i in range(33, 127)] + chars
-    vocab = base + [f"[extra{i}]" for i in range(STRUCTBERT_BASE_ZH.vocab_size - len(base))]
+    vocab = base + [f"[extra{i}]" for i in range(shape.vocab_size - len(base))]
     (dst / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     # no label names: ModelScope's StructBERT config has none (the import assigns its fixed order)
-    return save_modelscope_structbert(bert_nli(STRUCTBERT_BASE_ZH, {"LABEL_0": 0, "LABEL_1": 1, "LABEL_2": 2}), dst)
+    return save_modelscope_structbert(bert_nli(shape, {"LABEL_0": 0, "LABEL_1": 1, "LABEL_2": 2}), dst)
 
 
 def ensure_imported(model: BenchModel, work: Path, env: dict[str, str]) -> StoredModel:

@@ -11,7 +11,7 @@ import asyncio
 import itertools
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import aiohttp
 import numpy as np
@@ -28,9 +28,10 @@ class LoadResult:
     p95_ms: float
     p99_ms: float
     statuses: dict[str, int]
+    latencies_s: list[float] = field(default_factory=list, repr=False)  # kept for merging, not reported
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k != "latencies_s"}
 
 
 def _percentiles(latencies: list[float]) -> tuple[float, float, float]:
@@ -95,6 +96,7 @@ async def _run(
         p95_ms=p95,
         p99_ms=p99,
         statuses=statuses,
+        latencies_s=latencies,
     )
 
 
@@ -109,3 +111,49 @@ def run_load(
 ) -> LoadResult:
     """Requests completed inside the measuring window count; those straddling its edges do not."""
     return asyncio.run(_run(url, bodies, concurrency, duration_s, warmup_s, check, max_requests))
+
+
+def _one_process(args: tuple) -> LoadResult:
+    return run_load(*args)
+
+
+def run_load_processes(
+    url: str,
+    bodies: Sequence[dict],
+    concurrency: int,
+    duration_s: float,
+    warmup_s: float = 2.0,
+    check: Callable[[int, dict], bool] | None = None,
+    processes: int = 1,
+) -> LoadResult:
+    """``run_load`` split over several processes (one Python event loop tops out at a few thousand requests
+    per second), each with its share of the clients and of the bodies; results merged."""
+    processes = max(1, min(processes, concurrency))
+    if processes == 1:
+        return run_load(url, bodies, concurrency, duration_s, warmup_s, check)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    shares = [concurrency // processes + (i < concurrency % processes) for i in range(processes)]
+    jobs = [(url, bodies[i::processes], c, duration_s, warmup_s, check) for i, c in enumerate(shares)]
+    with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
+        parts = list(pool.map(_one_process, jobs))
+    latencies = [x for p in parts for x in p.latencies_s]
+    statuses: dict[str, int] = {}
+    for p in parts:
+        for k, v in p.statuses.items():
+            statuses[k] = statuses.get(k, 0) + v
+    elapsed = max(p.duration_s for p in parts)
+    p50, p95, p99 = _percentiles(latencies)
+    return LoadResult(
+        concurrency=concurrency,
+        duration_s=elapsed,
+        requests=len(latencies),
+        failures=sum(p.failures for p in parts),
+        requests_per_s=sum(p.requests_per_s for p in parts),
+        p50_ms=p50,
+        p95_ms=p95,
+        p99_ms=p99,
+        statuses=statuses,
+        latencies_s=latencies,
+    )

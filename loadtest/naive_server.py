@@ -15,13 +15,15 @@ import os
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 
-def make_classifier(model_dir: str, kind: str, template: str):
+def make_classifier(model_dir: str, kind: str, template: str, device: str = "cpu"):
     import torch
     from transformers import AutoModel, AutoTokenizer, pipeline
 
     torch.set_num_threads(len(os.sched_getaffinity(0)))
     if kind == "nli":
-        pipe = pipeline("zero-shot-classification", model=model_dir, device="cpu")
+        # on a GPU in fp16, as the service runs there: what a user of the pipeline would do
+        dtype = torch.float16 if device == "cuda" else torch.float32
+        pipe = pipeline("zero-shot-classification", model=model_dir, device=device, dtype=dtype)
 
         def classify(text: str, labels: list[str]) -> dict:
             out = pipe(text, candidate_labels=labels, hypothesis_template=template)
@@ -53,8 +55,9 @@ def main() -> None:
     parser.add_argument("--kind", choices=["nli", "embedding"], required=True)
     parser.add_argument("--template", default="This text is about {}.")
     parser.add_argument("--port", type=int, default=8001)
+    parser.add_argument("--device", default="cpu", help="cpu or cuda (NLI models)")
     args = parser.parse_args()
-    classify = make_classifier(args.model_dir, args.kind, args.template)
+    classify = make_classifier(args.model_dir, args.kind, args.template, args.device)
 
     class Handler(BaseHTTPRequestHandler):
         # HTTP/1.0 closes each connection, so a single-threaded server takes clients in turn

@@ -15,12 +15,15 @@ dispatcher sheds raises ``Overloaded``; an exception from ``run`` fails every re
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import anyio
-from bentoml._internal.marshal.dispatcher import CorkDispatcher
+from bentoml._internal.marshal.dispatcher import CorkDispatcher, NonBlockSema
 
 from .errors import Overloaded
 from .task import Seq
+
+P = TypeVar("P")
 
 
 def _shed():
@@ -28,19 +31,30 @@ def _shed():
 
 
 class AdaptiveBatcher:
+    """Merges concurrent requests' sequences into engine calls. Each call has two stages, each in a worker
+    thread: ``prepare`` (tokenize and plan, on the CPU) and ``run`` (the forward passes), one ``run`` at a
+    time. With ``in_flight`` 2 the dispatcher hands over the next merged batch while the current one is in
+    ``run``, so its tokenization overlaps the device's work (a GPU idles otherwise); with 1, calls go one
+    after the other, as BentoML's batchable APIs do."""
+
     def __init__(
         self,
-        run: Callable[[list[Seq]], Sequence],
+        prepare: Callable[[list[Seq]], P],
+        run: Callable[[P], Sequence],
         max_batch_size: int,
         max_latency_ms: int,
         on_batch: Callable[[int, int], None] = lambda jobs, sequences: None,
+        in_flight: int = 1,
     ) -> None:
-        self._run = run  # blocking: one merged batch of sequences -> one row per sequence
+        self._prepare = prepare  # blocking: one merged batch of sequences -> what run needs
+        self._run = run  # blocking: -> one row per sequence
         self._max_batch_size = max_batch_size
         self._max_latency_ms = max_latency_ms
         self._on_batch = on_batch
+        self._in_flight = in_flight
         self._call = None
-        self._limiter: anyio.CapacityLimiter | None = None
+        self._prepare_limiter: anyio.CapacityLimiter | None = None
+        self._run_limiter: anyio.CapacityLimiter | None = None
 
     async def submit(self, sequences: list[Seq]) -> list:
         """Rows for these sequences, computed in a merged batch with other requests' sequences."""
@@ -48,18 +62,21 @@ class AdaptiveBatcher:
             dispatcher = CorkDispatcher(
                 max_latency_in_ms=self._max_latency_ms,
                 max_batch_size=self._max_batch_size,
+                shared_sema=NonBlockSema(self._in_flight),
                 fallback=_shed,
                 get_batch_size=len,
                 batch_dim=(0, 0),
             )
-            self._limiter = anyio.CapacityLimiter(1)  # one batch in flight; the next one queues meanwhile
+            self._prepare_limiter = anyio.CapacityLimiter(1)
+            self._run_limiter = anyio.CapacityLimiter(1)  # one batch on the device; the next one waits here
             self._call = dispatcher(self._run_jobs)
         return await self._call(list(sequences))
 
     async def _run_jobs(self, jobs: Sequence[list[Seq]]) -> list[list]:
         flat = [s for job in jobs for s in job]
         self._on_batch(len(jobs), len(flat))
-        rows = await anyio.to_thread.run_sync(self._run, flat, limiter=self._limiter)
+        prepared = await anyio.to_thread.run_sync(self._prepare, flat, limiter=self._prepare_limiter)
+        rows = await anyio.to_thread.run_sync(self._run, prepared, limiter=self._run_limiter)
         out, start = [], 0
         for job in jobs:
             out.append(list(rows[start : start + len(job)]))

@@ -10,7 +10,7 @@ import dataclasses
 import functools
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args, get_origin
 
 Device = Literal["auto", "cpu", "cuda"]
@@ -18,6 +18,23 @@ Runtime = Literal["auto", "torch", "onnx"]
 OnnxVariant = Literal["auto", "fp32", "int8", "fp16"]
 
 DEFAULT_MODEL = "all-minilm-l6-v2"
+
+
+@dataclass(frozen=True)
+class Batching:
+    max_batch_size: int
+    token_budget: int
+    max_rows: int
+    batches_in_flight: int
+
+
+# On a CPU a forward pass costs the same per token at any width past a few rows: small batches keep latency
+# low. A GPU is efficient only wide (measured on an H200: StructBERT-base fp16 at seq 64 ran 28k pairs/s at
+# 256 rows and 35k at 1024, ../shared/notes/performance.md), and tokenizing on the CPU can run beside it.
+DEVICE_DEFAULTS = {
+    "cpu": Batching(max_batch_size=512, token_budget=8192, max_rows=256, batches_in_flight=1),
+    "cuda": Batching(max_batch_size=4096, token_budget=65536, max_rows=1024, batches_in_flight=2),
+}
 
 
 def _doc(text: str, **kw: Any) -> Any:
@@ -45,11 +62,11 @@ class Settings:
         "Intra-op threads per worker for the CPU backend; 0 = this process's cores divided by ZSC_WORKERS.", default=0
     )
 
-    # Batching --------------------------------------------------------------------------------------
+    # Batching (0 = the device's default: see DEVICE_DEFAULTS) ---------------------------------------
     max_batch_size: int = _doc(
         "Most model sequences (NLI pairs, or texts and labels) adaptive batching merges into one engine "
-        "call per worker; a larger request is split across calls.",
-        default=512,
+        "call per worker; a larger request is split across calls. 0 = 512 on CPU, 4096 on a GPU.",
+        default=0,
     )
     max_latency_ms: int = _doc(
         "BentoML sheds a request with 503 when its predicted latency passes this; generous because "
@@ -58,10 +75,17 @@ class Settings:
     )
     token_budget: int = _doc(
         "Padded tokens (rows x padded length) in one forward pass; bounds memory and keeps batches "
-        "of short pairs wide and batches of long pairs narrow.",
-        default=8192,
+        "of short pairs wide and batches of long pairs narrow. 0 = 8192 on CPU, 65536 on a GPU.",
+        default=0,
     )
-    max_rows: int = _doc("Most rows in one forward pass, whatever their length.", default=256)
+    max_rows: int = _doc(
+        "Most rows in one forward pass, whatever their length. 0 = 256 on CPU, 1024 on a GPU.", default=0
+    )
+    batches_in_flight: int = _doc(
+        "Engine calls one worker keeps going: 2 tokenizes the next merged batch while the current one runs "
+        "its forward passes. 0 = 1 on CPU (the stages would share the same cores), 2 on a GPU.",
+        default=0,
+    )
     batch_overhead_tokens: int = _doc(
         "Fixed cost of one forward pass in padded-token equivalents, for planning micro-batches "
         "(higher merges more, lower pads less); -1 = measure it at start-up.",
@@ -118,10 +142,7 @@ class Settings:
 
     def check(self) -> None:
         positive = [
-            "max_batch_size",
             "max_latency_ms",
-            "token_budget",
-            "max_rows",
             "max_text_chars",
             "max_labels",
             "max_label_chars",
@@ -138,8 +159,20 @@ class Settings:
                 raise ValueError(f"ZSC_{name.upper()} must be > 0, got {getattr(self, name)}")
         if self.redis_url and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("ZSC_REDIS_URL must start with redis://, rediss:// or unix://")
-        if self.max_batch_size < 2:
-            raise ValueError("ZSC_MAX_BATCH_SIZE must be >= 2 (BentoML's batching needs it)")
+        for name in ("max_batch_size", "token_budget", "max_rows", "batches_in_flight"):
+            if getattr(self, name) < 0:
+                raise ValueError(
+                    f"ZSC_{name.upper()} must be >= 0 (0 = the device's default), got {getattr(self, name)}"
+                )
+        if self.max_batch_size == 1:
+            raise ValueError("ZSC_MAX_BATCH_SIZE must be >= 2 (BentoML's batching needs it), or 0 for the default")
+        if self.batches_in_flight > 4:
+            raise ValueError("ZSC_BATCHES_IN_FLIGHT must be at most 4: more only queues work and memory")
+
+    def batching(self, device: str) -> Batching:
+        """The batching limits for the device the backend runs on: set values, else the device's defaults."""
+        defaults = DEVICE_DEFAULTS["cuda" if device == "cuda" else "cpu"]
+        return Batching(**{k: getattr(self, k) or v for k, v in asdict(defaults).items()})
 
     def redacted(self) -> dict[str, Any]:
         from .cache import redact_url

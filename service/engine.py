@@ -11,12 +11,13 @@ to scores (no cache, no batcher): warm-up, import checks and benchmarks.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .backends.base import Backend
+from .backends.base import Backend, start_forward
 from .microbatch import pad, plan_micro_batches
 from .model_spec import ModelSpec
 from .task import Seq, Task, score, sequences_for
@@ -52,6 +53,8 @@ class Engine:
         self.token_budget = token_budget
         self.max_rows = max_rows
         self.batch_overhead_tokens = batch_overhead_tokens
+        # fp16 tensor-core kernels want dimensions in multiples of 8; a CPU gains nothing from the padding
+        self.pad_multiple = 8 if getattr(backend, "device", "cpu") == "cuda" else 1
 
     # -- tasks --------------------------------------------------------------------------------------
     def scores(self, tasks: Sequence[Task]) -> list[list[float]]:
@@ -107,6 +110,10 @@ class Engine:
     # -- sequences ----------------------------------------------------------------------------------
     def encode(self, sequences: Sequence[Seq]) -> tuple[np.ndarray, BatchStats]:
         """One row per input sequence (logits or embedding), identical sequences computed once."""
+        return self.run(self.prepare(sequences))
+
+    def prepare(self, sequences: Sequence[Seq]) -> Prepared:
+        """The CPU half: de-duplicate, tokenize in one call, sort by length, plan the micro-batches."""
         stats = BatchStats(sequences_in=len(sequences))
         index: dict[Seq, int] = {}
         slots = [index.setdefault(s, len(index)) for s in sequences]
@@ -116,37 +123,61 @@ class Engine:
             enc = self.tokenizer.encode_pairs([a for a, _ in unique], [b or "" for _, b in unique])
         else:
             enc = self.tokenizer.encode_texts([a for a, _ in unique])
-        stats.tokenize_s = time.perf_counter() - t0
-        rows = self._forward_all(enc.ids, enc.type_ids, stats)
-        return rows[slots], stats
-
-    def _forward_all(self, ids: list[list[int]], type_ids: list[list[int]] | None, stats: BatchStats) -> np.ndarray:
-        """Length-sort, plan by token budget, pad per micro-batch, run, and restore input order."""
-        stats.sequences = len(ids)
-        lengths = np.fromiter((len(s) for s in ids), dtype=np.int64, count=len(ids))
+        lengths = np.fromiter((len(s) for s in enc.ids), dtype=np.int64, count=len(enc.ids))
         order = np.argsort(lengths, kind="stable")
         sorted_lengths = lengths[order].tolist()
+        m = self.pad_multiple
+        padded = [-(-n // m) * m for n in sorted_lengths] if m > 1 else sorted_lengths
+        plan = plan_micro_batches(padded, self.token_budget, self.max_rows, self.batch_overhead_tokens)
+        stats.tokenize_s = time.perf_counter() - t0
+        stats.sequences = len(enc.ids)
+        return Prepared(slots, enc.ids, enc.type_ids, order, sorted_lengths, plan, stats)
+
+    def run(self, prepared: Prepared) -> tuple[np.ndarray, BatchStats]:
+        """The device half: pad each micro-batch, run it, and restore input order. The next micro-batch is
+        padded while the device computes the current one (an asynchronous backend, see backends.base)."""
+        p, stats = prepared, prepared.stats
         out: np.ndarray | None = None
-        t0 = time.perf_counter()
-        plan = plan_micro_batches(sorted_lengths, self.token_budget, self.max_rows, self.batch_overhead_tokens)
-        for chunk in plan:
-            rows = order[chunk.start : chunk.stop]
-            batch = pad(
-                [ids[i] for i in rows],
-                [type_ids[i] for i in rows] if type_ids is not None else None,
-                self.tokenizer.pad_id,
-            )
-            result = np.asarray(self.backend.forward(batch))
+        in_flight: deque = deque()
+
+        def collect() -> None:
+            nonlocal out
+            rows, batch, pending = in_flight.popleft()
+            result = np.asarray(pending.result())
             if result.shape[0] != batch.rows:
                 raise RuntimeError(f"backend {self.backend.name} returned {result.shape[0]} rows for {batch.rows}")
             if out is None:
-                out = np.empty((len(ids), *result.shape[1:]), dtype=np.float32)
+                out = np.empty((len(p.ids), *result.shape[1:]), dtype=np.float32)
             out[rows] = result
+
+        t0 = time.perf_counter()
+        for chunk in p.plan:
+            rows = p.order[chunk.start : chunk.stop]
+            types = [p.type_ids[i] for i in rows] if p.type_ids is not None else None
+            batch = pad([p.ids[i] for i in rows], types, self.tokenizer.pad_id, self.pad_multiple)
+            in_flight.append((rows, batch, start_forward(self.backend, batch)))
+            if len(in_flight) > 1:
+                collect()
             stats.micro_batches += 1
             stats.padded_tokens += batch.padded_tokens
-            stats.real_tokens += int(sum(sorted_lengths[chunk.start : chunk.stop]))
+            stats.real_tokens += int(sum(p.sorted_lengths[chunk.start : chunk.stop]))
             stats.budget_overflows += int(batch.padded_tokens > self.token_budget)
             stats.batch_shapes.append((batch.rows, batch.input_ids.shape[1]))
+        while in_flight:
+            collect()
         stats.forward_s = time.perf_counter() - t0
         assert out is not None
-        return out
+        return out[p.slots], stats
+
+
+@dataclass
+class Prepared:
+    """A merged batch tokenized and planned, ready for the device."""
+
+    slots: list[int]  # input position -> unique sequence
+    ids: list[list[int]]
+    type_ids: list[list[int]] | None
+    order: np.ndarray  # unique sequences by length
+    sorted_lengths: list[int]
+    plan: list[range]  # micro-batches over ``order``
+    stats: BatchStats

@@ -77,10 +77,12 @@ def pad(
     sequences: Sequence[Sequence[int]],
     type_ids: Sequence[Sequence[int]] | None,
     pad_id: int,
+    multiple: int = 1,
 ) -> PaddedBatch:
-    """Right-pad token id lists into dense arrays (attention mask marks the real tokens)."""
+    """Right-pad token id lists into dense arrays (attention mask marks the real tokens), to a length that is
+    a multiple of ``multiple`` (8 on a GPU: fp16 tensor-core kernels want dimensions in multiples of 8)."""
     rows = len(sequences)
-    length = max(len(s) for s in sequences)
+    length = -(-max(len(s) for s in sequences) // multiple) * multiple
     ids = np.full((rows, length), pad_id, dtype=np.int64)
     mask = np.zeros((rows, length), dtype=np.int64)
     types = np.zeros((rows, length), dtype=np.int64) if type_ids is not None else None

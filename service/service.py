@@ -51,12 +51,13 @@ class ZeroShotClassifier:
         # several workers share the cores this process may use: size each worker's thread pool to its share
         threads = S.cpu_threads or max(1, len(os.sched_getaffinity(0)) // S.workers)
         backend = load_backend(stored.path, self.spec, S.runtime, S.device, threads, S.onnx_variant)
+        batching = S.batching(backend.device)
         self.engine = Engine(
             self.spec,
             Tokenizer.load(stored.path, self.spec.max_length),
             backend,
-            token_budget=S.token_budget,
-            max_rows=S.max_rows,
+            token_budget=batching.token_budget,
+            max_rows=batching.max_rows,
             batch_overhead_tokens=max(S.batch_overhead_tokens, 0),
         )
         log.info("loaded %s (%s) on %s; warming up", self.model_tag, self.spec.kind, backend.name)
@@ -64,7 +65,15 @@ class ZeroShotClassifier:
         if S.batch_overhead_tokens < 0:
             log.info("forward-pass overhead measured at %d tokens", self.engine.calibrate())
         self._metrics = metrics
-        self.batcher = AdaptiveBatcher(self._encode, S.max_batch_size, S.max_latency_ms, metrics.observe_batch)
+        log.info("batching on %s: %s", backend.device, batching)
+        self.batcher = AdaptiveBatcher(
+            self._prepare,
+            self._run,
+            batching.max_batch_size,
+            S.max_latency_ms,
+            metrics.observe_batch,
+            in_flight=batching.batches_in_flight,
+        )
         redis = RedisTier(S.redis_url, S.cache_ttl_s, S.redis_timeout_ms / 1000) if S.redis_url else None
         self.classifier = Classifier(
             self.spec,
@@ -119,11 +128,18 @@ class ZeroShotClassifier:
         ctx.response.headers["X-Cache"] = statuses.pop() if len(statuses) == 1 else "partial"
         return results
 
-    def _encode(self, sequences):
-        """One merged batch through the engine (in the batcher's thread). Whatever goes wrong in there is
-        the model's failure, reported to every request of the batch as such."""
+    # The engine's two stages, in the batcher's threads. Whatever goes wrong in there is the model's
+    # failure, reported as such to every request of the merged batch.
+    def _prepare(self, sequences):
         try:
-            rows, stats = self.engine.encode(sequences)
+            return self.engine.prepare(sequences)
+        except Exception as exc:
+            self._metrics.ENGINE_ERRORS.inc()
+            raise BackendFailure(exc) from exc
+
+    def _run(self, prepared):
+        try:
+            rows, stats = self.engine.run(prepared)
         except Exception as exc:
             self._metrics.ENGINE_ERRORS.inc()
             raise BackendFailure(exc) from exc

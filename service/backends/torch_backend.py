@@ -16,6 +16,7 @@ import torch  # noqa: E402
 
 from ..microbatch import PaddedBatch
 from ..model_spec import ModelSpec
+from .base import Ready
 
 log = logging.getLogger("zsc.backends.torch")
 
@@ -54,19 +55,47 @@ class TorchBackend:
         model.to(device).eval()
         return cls(model, spec.kind, device)
 
-    @torch.inference_mode()
     def forward(self, batch: PaddedBatch) -> np.ndarray:
-        dev = self.device
-        ids = torch.from_numpy(batch.input_ids).to(dev, non_blocking=True)
-        mask = torch.from_numpy(batch.attention_mask).to(dev, non_blocking=True)
+        return self.start(batch).result()
+
+    @torch.inference_mode()
+    def start(self, batch: PaddedBatch) -> Ready | CudaPending:
+        """Queue the batch. On CUDA this returns as soon as the kernels are queued: inputs travel from pinned
+        memory, the rows come back into pinned memory behind an event, and the CPU is free to prepare the
+        next batch meanwhile. On the CPU the rows are computed before it returns."""
+        cuda = self.device != "cpu"
+
+        def to_device(array: np.ndarray) -> torch.Tensor:
+            t = torch.from_numpy(array)
+            return t.pin_memory().to(self.device, non_blocking=True) if cuda else t
+
+        ids, mask = to_device(batch.input_ids), to_device(batch.attention_mask)
         inputs = {"input_ids": ids, "attention_mask": mask}
         if batch.token_type_ids is not None:
-            inputs["token_type_ids"] = torch.from_numpy(batch.token_type_ids).to(dev, non_blocking=True)
+            inputs["token_type_ids"] = to_device(batch.token_type_ids)
         out = self._model(**inputs)
         if self._kind == "nli":
-            return out.logits.float().cpu().numpy()
-        # mean pooling over real tokens, then L2 normalisation (sentence-transformers' recipe)
-        hidden = out.last_hidden_state.float()
-        m = mask.unsqueeze(-1).to(hidden.dtype)
-        pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
-        return torch.nn.functional.normalize(pooled, p=2, dim=1).cpu().numpy()
+            rows = out.logits.float()
+        else:  # mean pooling over real tokens, then L2 normalisation (sentence-transformers' recipe)
+            hidden = out.last_hidden_state.float()
+            m = mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
+            rows = torch.nn.functional.normalize(pooled, p=2, dim=1)
+        if not cuda:
+            return Ready(rows.numpy())
+        host = torch.empty(rows.shape, dtype=torch.float32, pin_memory=True)
+        host.copy_(rows, non_blocking=True)
+        done = torch.cuda.Event()
+        done.record()
+        return CudaPending(host, done)
+
+
+class CudaPending:
+    """Rows on their way from the GPU: ``result()`` waits for the event recorded after the copy."""
+
+    def __init__(self, host: torch.Tensor, done: torch.cuda.Event) -> None:
+        self._host, self._done = host, done
+
+    def result(self) -> np.ndarray:
+        self._done.synchronize()
+        return self._host.numpy()

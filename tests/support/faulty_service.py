@@ -4,7 +4,7 @@
 
 - ``__cache_fault__``: computing the request's cache keys raises (a bug in the cache layer);
 - ``__backend_fault__``: the engine raises on the batch the request is in (the model failed);
-- ``__slow__<seconds>``: the engine sleeps that long before computing the batch.
+- ``__slow__<seconds>``: the engine sleeps that long before computing the batch (in its prepare stage).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from service.service import ZeroShotClassifier
 CACHE_FAULT, BACKEND_FAULT, SLOW = "__cache_fault__", "__backend_fault__", "__slow__"
 
 _cache_key = classifier.cache_key
-_encode = engine.Engine.encode
+_prepare = engine.Engine.prepare
 
 
 def cache_key_with_fault(prefix, revision, kind, seq):
@@ -26,17 +26,17 @@ def cache_key_with_fault(prefix, revision, kind, seq):
     return _cache_key(prefix, revision, kind, seq)
 
 
-def encode_with_faults(self, sequences):
+def prepare_with_faults(self, sequences):
     texts = [text for text, _ in sequences]
     if any(BACKEND_FAULT in t for t in texts):
         raise RuntimeError("injected backend fault")
     delays = [float(t.split(SLOW, 1)[1].split()[0]) for t in texts if SLOW in t]
     if delays:
         time.sleep(max(delays))
-    return _encode(self, sequences)
+    return _prepare(self, sequences)
 
 
 classifier.cache_key = cache_key_with_fault
-engine.Engine.encode = encode_with_faults
+engine.Engine.prepare = prepare_with_faults
 
 __all__ = ["ZeroShotClassifier"]

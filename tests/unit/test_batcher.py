@@ -22,6 +22,9 @@ class Model:
         self.batches: list[set[str]] = []  # the requests ("r<i>") of each engine call
         self.threads: set[str] = set()
 
+    def prepare(self, seqs):
+        return list(seqs)
+
     def __call__(self, seqs):
         self.calls.append(len(seqs))
         self.batches.append({text.split("-")[0] for text, _ in seqs})
@@ -46,7 +49,9 @@ async def submit_all(batcher, jobs, stagger_s=0.0):
 
 def test_concurrent_requests_merge_and_each_gets_its_own_rows():
     model, batches = Model(seconds=0.03), []
-    batcher = AdaptiveBatcher(model, max_batch_size=64, max_latency_ms=60_000, on_batch=lambda j, s: batches.append(j))
+    batcher = AdaptiveBatcher(
+        model.prepare, model, max_batch_size=64, max_latency_ms=60_000, on_batch=lambda j, s: batches.append(j)
+    )
     jobs = [job(i, 1 + i % 3) for i in range(40)]
     results = asyncio.run(submit_all(batcher, jobs))
     assert results == [[t.upper() for t, _ in j] for j in jobs]
@@ -58,7 +63,7 @@ def test_concurrent_requests_merge_and_each_gets_its_own_rows():
 
 def test_a_job_larger_than_a_batch_is_split_and_reassembled_in_order():
     model = Model()
-    batcher = AdaptiveBatcher(model, max_batch_size=8, max_latency_ms=60_000)
+    batcher = AdaptiveBatcher(model.prepare, model, max_batch_size=8, max_latency_ms=60_000)
     big = job(0, 21)
     [rows] = asyncio.run(submit_all(batcher, [big]))
     assert rows == [t.upper() for t, _ in big]
@@ -67,7 +72,7 @@ def test_a_job_larger_than_a_batch_is_split_and_reassembled_in_order():
 
 def test_requests_predicted_to_wait_past_the_limit_are_shed():
     model = Model(seconds=0.25)
-    batcher = AdaptiveBatcher(model, max_batch_size=2, max_latency_ms=100)
+    batcher = AdaptiveBatcher(model.prepare, model, max_batch_size=2, max_latency_ms=100)
     results = asyncio.run(asyncio.wait_for(submit_all(batcher, [job(i) for i in range(12)]), timeout=30))
     shed = [r for r in results if isinstance(r, Overloaded)]
     answered = [r for r in results if isinstance(r, list)]
@@ -79,7 +84,7 @@ def test_requests_predicted_to_wait_past_the_limit_are_shed():
 def test_a_failing_batch_fails_every_request_in_it_and_the_next_batch_runs():
     poisoned = "r105-s0"
     model = Model(seconds=0.05, fail_when=lambda seqs: any(t == poisoned for t, _ in seqs))
-    batcher = AdaptiveBatcher(model, max_batch_size=64, max_latency_ms=60_000)
+    batcher = AdaptiveBatcher(model.prepare, model, max_batch_size=64, max_latency_ms=60_000)
 
     async def scenario():
         for i in range(12):  # past the dispatcher's training, which sends requests one by one
@@ -102,6 +107,43 @@ def test_a_failing_batch_fails_every_request_in_it_and_the_next_batch_runs():
 @pytest.mark.parametrize("n", [1, 5])
 def test_on_batch_counts_requests_and_sequences(n):
     seen = []
-    batcher = AdaptiveBatcher(Model(), max_batch_size=64, max_latency_ms=60_000, on_batch=lambda j, s: seen.append(s))
+    batcher = AdaptiveBatcher(
+        Model().prepare, Model(), max_batch_size=64, max_latency_ms=60_000, on_batch=lambda j, s: seen.append(s)
+    )
     asyncio.run(submit_all(batcher, [job(0, n)]))
     assert seen == [n]
+
+
+def test_two_batches_in_flight_overlap_the_next_batch_s_preparation_with_the_current_run():
+    events = []
+
+    def prepare(seqs):
+        events.append(("prepare", seqs[0][0].split("-")[0], time.monotonic()))
+        return list(seqs)
+
+    def run(seqs):
+        events.append(("run-start", seqs[0][0].split("-")[0], time.monotonic()))
+        time.sleep(0.3 if seqs[0][0].startswith("r100") else 0.0)
+        events.append(("run-end", seqs[0][0].split("-")[0], time.monotonic()))
+        return [t.upper() for t, _ in seqs]
+
+    async def scenario(in_flight):
+        events.clear()
+        batcher = AdaptiveBatcher(prepare, run, max_batch_size=64, max_latency_ms=60_000, in_flight=in_flight)
+        for i in range(12):  # past the dispatcher's training
+            await batcher.submit(job(i))
+        events.clear()
+        first = asyncio.ensure_future(batcher.submit(job(100)))
+        await asyncio.sleep(0.05)
+        second = await batcher.submit(job(200))
+        return await first, second, list(events)
+
+    first, second, seen = asyncio.run(scenario(2))
+    assert (first, second) == (["R100-S0"], ["R200-S0"])
+    at = {(kind, who): t for kind, who, t in seen}
+    assert at[("prepare", "r200")] < at[("run-end", "r100")], "prepared while the first batch ran"
+    assert at[("run-start", "r200")] >= at[("run-end", "r100")], "one run at a time"
+
+    *_, seen = asyncio.run(scenario(1))
+    at = {(kind, who): t for kind, who, t in seen}
+    assert at[("prepare", "r200")] >= at[("run-end", "r100")], "one batch at a time from start to end"

@@ -127,3 +127,36 @@ def test_backend_returning_wrong_row_count_is_an_error(parts):
 
 def test_no_tasks_no_work():
     assert Engine(SPEC, None, None, 10).scores([]) == []
+
+
+def test_an_asynchronous_backend_gets_the_next_micro_batch_before_the_current_one_is_collected(parts):
+    """With a backend that has ``start`` (CUDA), micro-batch k+1 is queued before k's rows are waited for."""
+    tokenizer, real = parts
+    log = []
+
+    class Queued:
+        name, device = "queued", "cpu"
+
+        def forward(self, batch):
+            return real.forward(batch)
+
+        def start(self, batch):
+            k = sum(1 for e in log if e[0] == "start")
+            log.append(("start", k))
+            rows = real.forward(batch)
+
+            class Pending:
+                def result(self):
+                    log.append(("result", k))
+                    return rows
+
+            return Pending()
+
+    tasks = random_tasks(30, seed=4)
+    expected = make_engine(parts, budget=200).scores(tasks)
+    got = Engine(SPEC, tokenizer, Queued(), token_budget=200).scores(tasks)
+    np.testing.assert_allclose(np.concatenate(got), np.concatenate(expected), atol=1e-6)
+    starts = [k for kind, k in log if kind == "start"]
+    assert len(starts) > 2
+    for k in starts[1:]:
+        assert log.index(("start", k)) < log.index(("result", k - 1))
