@@ -53,7 +53,7 @@ from harness.progress import say  # noqa: E402
 from harness.report import ms, table  # noqa: E402
 from harness.store import import_model, stored_model, use_home  # noqa: E402
 from loadtest.bench import make_bodies, well_formed, write_structbert  # noqa: E402
-from loadtest.loadgen import run_load_processes  # noqa: E402
+from loadtest.loadgen import run_load  # noqa: E402
 
 TINY = BertShape(STRUCTBERT_BASE_ZH.vocab_size, hidden=32, layers=2, heads=2, ffn=64)
 MODELS = {"tiny": TINY, "base": STRUCTBERT_BASE_ZH}
@@ -97,22 +97,25 @@ FULL = GpuPlan(
     naive_concurrency=(1, 8),
     budget_s=480,
 )
-DRY = GpuPlan(
-    device="cpu",
-    service_model="tiny",
-    workers=(1, 2),
-    classify_concurrency=(8,),
-    batch_concurrency=(2,),
-    batch_items=8,
-    n_labels=5,
-    step_s=2,
-    warmup_s=1,
-    load_processes=2,
-    parity_requests=20,
-    ceiling_pairs=256,
-    ceiling_batches=(32, 64),
-    naive_concurrency=(2,),
-    budget_s=240,
+# the same script on a CPU in about a minute: tiny model, two workers, one step of each kind
+DRY = replace(
+    FULL,
+    **{
+        "device": "cpu",
+        "service_model": "tiny",
+        "workers": (1, 2),
+        "classify_concurrency": (8,),
+        "batch_concurrency": (2,),
+        "batch_items": 8,
+        "step_s": 2,
+        "warmup_s": 1,
+        "load_processes": 2,
+        "parity_requests": 20,
+        "ceiling_pairs": 256,
+        "ceiling_batches": (32, 64),
+        "naive_concurrency": (2,),
+        "budget_s": 240,
+    },
 )
 
 
@@ -292,7 +295,7 @@ def service_steps(plan: GpuPlan, stored, env: dict, logs: Path, bodies: list[dic
                 if not clock.allows(f"{endpoint} c={concurrency}, {workers} workers", plan.step_s + plan.warmup_s + 5):
                     continue
                 since = time.time() + plan.warmup_s
-                r = run_load_processes(
+                r = run_load(
                     f"{server.url}{endpoint}",
                     step_bodies,
                     concurrency,
@@ -329,7 +332,7 @@ def naive_steps(plan: GpuPlan, stored, env: dict, logs: Path, bodies: list[dict]
     member = naive_server("naive", free_port(), logs, stored.path, "nli", "{}", env, device=plan.device)
     with running(member, 300) as server:
         for c in plan.naive_concurrency:
-            r = run_load_processes(f"{server.url}/classify", bodies, c, plan.step_s, plan.warmup_s, well_formed, 1)
+            r = run_load(f"{server.url}/classify", bodies, c, plan.step_s, plan.warmup_s, well_formed)
             out.append({"concurrency": c, **r.as_dict(), "pairs_per_s": r.requests_per_s * plan.n_labels})
             say(f"  naive c={c}: {out[-1]['pairs_per_s']:,.0f} pairs/s, p99 {ms(r.p99_ms)} ms")
     return out

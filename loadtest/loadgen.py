@@ -85,6 +85,10 @@ async def _run(
 
         await asyncio.gather(*(client() for _ in range(concurrency)))
     elapsed = min(time.perf_counter(), stop_at) - measure_from
+    return _result(concurrency, elapsed, latencies, failures, statuses)
+
+
+def _result(concurrency: int, elapsed: float, latencies: list[float], failures: int, statuses: dict) -> LoadResult:
     p50, p95, p99 = _percentiles(latencies)
     return LoadResult(
         concurrency=concurrency,
@@ -108,52 +112,26 @@ def run_load(
     warmup_s: float = 2.0,
     check: Callable[[int, dict], bool] | None = None,
     max_requests: int | None = None,
-) -> LoadResult:
-    """Requests completed inside the measuring window count; those straddling its edges do not."""
-    return asyncio.run(_run(url, bodies, concurrency, duration_s, warmup_s, check, max_requests))
-
-
-def _one_process(args: tuple) -> LoadResult:
-    return run_load(*args)
-
-
-def run_load_processes(
-    url: str,
-    bodies: Sequence[dict],
-    concurrency: int,
-    duration_s: float,
-    warmup_s: float = 2.0,
-    check: Callable[[int, dict], bool] | None = None,
     processes: int = 1,
 ) -> LoadResult:
-    """``run_load`` split over several processes (one Python event loop tops out at a few thousand requests
-    per second), each with its share of the clients and of the bodies; results merged."""
+    """Requests completed inside the measuring window count; those straddling its edges do not. With
+    ``processes`` > 1 the clients (and the bodies) are split over that many processes, results merged: one
+    Python event loop tops out at a few thousand requests per second. ``check`` must then be picklable."""
     processes = max(1, min(processes, concurrency))
     if processes == 1:
-        return run_load(url, bodies, concurrency, duration_s, warmup_s, check)
+        return asyncio.run(_run(url, bodies, concurrency, duration_s, warmup_s, check, max_requests))
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     shares = [concurrency // processes + (i < concurrency % processes) for i in range(processes)]
-    jobs = [(url, bodies[i::processes], c, duration_s, warmup_s, check) for i, c in enumerate(shares)]
+    per = None if max_requests is None else max_requests // processes
+    jobs = [(url, bodies[i::processes], c, duration_s, warmup_s, check, per) for i, c in enumerate(shares)]
     with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
-        parts = list(pool.map(_one_process, jobs))
+        parts = list(pool.map(run_load, *zip(*jobs)))
     latencies = [x for p in parts for x in p.latencies_s]
     statuses: dict[str, int] = {}
     for p in parts:
         for k, v in p.statuses.items():
             statuses[k] = statuses.get(k, 0) + v
-    elapsed = max(p.duration_s for p in parts)
-    p50, p95, p99 = _percentiles(latencies)
-    return LoadResult(
-        concurrency=concurrency,
-        duration_s=elapsed,
-        requests=len(latencies),
-        failures=sum(p.failures for p in parts),
-        requests_per_s=sum(p.requests_per_s for p in parts),
-        p50_ms=p50,
-        p95_ms=p95,
-        p99_ms=p99,
-        statuses=statuses,
-        latencies_s=latencies,
-    )
+    # the processes measured over the same window (within scheduling jitter): their rates add up
+    return _result(concurrency, max(p.duration_s for p in parts), latencies, sum(p.failures for p in parts), statuses)
