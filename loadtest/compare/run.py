@@ -33,12 +33,12 @@ from harness.process import (
 from harness.progress import say
 from harness.store import StoredModel, ensure_default, stored_model, use_home
 from loadtest.workload import label_pools, load_rows, request_body
+from service.config import DEFAULT_MODEL
 
 from .plan import Placement, Plan, Target
 from .results import EndpointStats, MemberInfo, ModelInfo, Results, Step, TargetResult
 
 LOCUSTFILE = ROOT / "loadtest" / "locustfile.py"
-DEFAULT_MODEL = "all-minilm-l6-v2"
 PERCENTILES = ("50%", "95%", "99%")
 
 
@@ -66,8 +66,7 @@ def resolve_model(name: str | None) -> ServedModel:
     else:
         env["BENTOML_HOME"] = str(Path(env.get("BENTOML_HOME") or Path.home() / "bentoml"))
         name = name or DEFAULT_MODEL
-        if name == DEFAULT_MODEL:
-            ensure_default(env)
+        ensure_default({**env, "ZSC_MODEL": name})  # imports a bundled model when missing
     use_home(Path(env["BENTOML_HOME"]))
     env["ZSC_MODEL"] = name
     return ServedModel(stored_model(name), name, env)

@@ -52,7 +52,7 @@ def test_bentoml_build_packs_the_service_model_and_lean_requirements(built_bento
     info = yaml.safe_load(open(f"{path}/bento.yaml"))
     assert info["service"] == "service.service:ZeroShotClassifier"
     models = [m["tag"] for s in info["services"] for m in s["models"]]
-    assert len(models) == 1 and models[0].startswith("all-minilm-l6-v2:"), models
+    assert len(models) == 1 and models[0].startswith("multilingual-e5-small:"), models
     assert info["image"]["base_image"]  # docker.base_image, not the legacy cuda_version path
     assert os.path.isfile(f"{path}/src/service/service.py")
     assert not os.path.exists(f"{path}/src/tests")
@@ -180,4 +180,4 @@ def test_cpu_image_without_model_serves_a_mounted_store(built_bento, store_env, 
     shutil.copytree(os.path.join(store_env["BENTOML_HOME"], "models"), store)
     subprocess.run(["chmod", "-R", "a+rX", str(store)], check=True)  # the container's uid 1000 reads it
     summary = _smoke(image, tmp_path, "--mount-models", str(store))
-    assert summary["model"].startswith("all-minilm-l6-v2:")
+    assert summary["model"].startswith("multilingual-e5-small:")

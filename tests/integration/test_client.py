@@ -98,7 +98,7 @@ def test_sync_client_classifies(default_server):
         assert isinstance(out, ClassifyResult), out
         assert out.labels[0] == "sports"
         assert sum(out.scores) == pytest.approx(1.0, abs=1e-6)
-        assert out.model.startswith("all-minilm-l6-v2:")
+        assert out.model.startswith("multilingual-e5-small:")
 
         multi = classify.sync(
             client=client,

@@ -22,7 +22,7 @@ def test_readme_example(default_server):
     assert sorted(out["labels"]) == ["billing", "praise", "shipping"]
     assert out["scores"] == sorted(out["scores"], reverse=True)
     assert sum(out["scores"]) == pytest.approx(1.0, abs=1e-6)
-    assert out["model"].startswith("all-minilm-l6-v2:") and out["revision"].startswith("sha256:")
+    assert out["model"].startswith("multilingual-e5-small:") and out["revision"].startswith("sha256:")
 
 
 @pytest.mark.parametrize(
@@ -38,6 +38,21 @@ def test_readme_example(default_server):
 )
 def test_bundled_model_gives_sensible_answers(default_server, text, expected):
     out = classify(default_server, text=text, labels=["sports", "business", "technology"])
+    assert out["labels"][0] == expected, out
+
+
+@pytest.mark.parametrize(
+    "text, labels, expected",
+    [
+        ("主队在加时赛中绝杀对手夺得联赛冠军", "体育，财经，科技", "体育"),
+        ("央行宣布下调存款准备金率，股市应声大涨", "体育，财经，科技", "财经"),
+        ("新款手机搭载了更快的芯片和更大的内存", "体育，财经，科技", "科技"),
+        ("我的快递三天了还没到，什么时候发货？", ["物流", "退款", "表扬"], "物流"),
+    ],
+)
+def test_the_default_model_classifies_chinese(default_server, text, labels, expected):
+    """The default model is multilingual: Chinese text with Chinese labels, out of the box."""
+    out = classify(default_server, text=text, labels=labels)
     assert out["labels"][0] == expected, out
 
 

