@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
 
 import bentoml
+import pytest
 
 from service.config import Settings
 from tests.support.server import ROOT
@@ -20,14 +22,34 @@ def test_config_table_lists_every_setting_with_its_default():
     assert rows == expected
 
 
-def test_readme_curl_example_works(default_server):
+def console_examples(block: str) -> list[tuple[str, dict]]:
+    """(command, documented answer) for each ``$ `` command of a console block; continuation lines end in
+    a backslash, the answer is the JSON that follows (possibly over several lines)."""
+    out, command, answer = [], None, ""
+    for line in block.strip().splitlines():
+        if line.startswith("$ "):
+            if command:
+                out.append((command, json.loads(answer)))
+            command, answer = line[2:].rstrip("\\").strip(), ""
+        elif command is not None and not answer and command and line.startswith("    "):
+            command += " " + line.strip().rstrip("\\").strip()
+        else:
+            answer += line.strip()
+    out.append((command, json.loads(answer)))
+    return out
+
+
+def test_readme_curl_examples_answer_as_documented(default_server):
     block = README.split("```console", 1)[1].split("```", 1)[0]
-    command = " ".join(line.strip().rstrip("\\") for line in block.splitlines() if not line.startswith("{"))
-    command = (
-        command.strip().removeprefix("$").strip().replace("localhost:3000", default_server.removeprefix("http://"))
-    )
-    out = subprocess.run(shlex.split(command), capture_output=True, text=True, timeout=60)
-    assert '"labels":["billing"' in out.stdout, out
+    examples = console_examples(block)
+    assert len(examples) >= 2
+    for command, documented in examples:
+        command = command.replace("localhost:3000", default_server.removeprefix("http://"))
+        out = subprocess.run(shlex.split(command), capture_output=True, text=True, timeout=60)
+        answer = json.loads(out.stdout)
+        assert answer["labels"] == documented["labels"], (command, answer)
+        assert answer["scores"] == pytest.approx(documented["scores"], abs=0.02), (command, answer)
+        assert answer["model"].split(":")[0] == documented["model"].split(":")[0]
 
 
 def test_bentoml_sync_client_as_documented(default_server):
