@@ -36,6 +36,7 @@ CASES = [
     ("The striker scored twice in the cup final", ["sports", "business", "technology"], "sports"),
     ("Shares fell 5% after the quarterly earnings call", ["sports", "business", "technology"], "business"),
     ("The new phone ships with a faster chip and more memory", ["sports", "business", "technology"], "technology"),
+    ("央行宣布下调存款准备金率，股市应声大涨", ["体育", "财经", "科技"], "财经"),  # the default model is multilingual
 ]
 
 

@@ -167,7 +167,7 @@ def test_cpu_image_builds_and_serves(built_bento, store_env, image_cleanup, tmp_
     print(json.dumps(summary, indent=2), log.strip().splitlines()[-1])
     assert summary["size_mb"] < 1500
     assert summary["uid"] != 0 and summary["pid1"].startswith("/usr/bin/tini")
-    assert [c["top"] for c in summary["classify"]] == ["sports", "business", "technology"]
+    assert [c["top"] for c in summary["classify"]] == ["sports", "business", "technology", "财经"]
     assert summary["drain"]["request_status"] == 200 and summary["drain"]["exit_code"] == 0
 
 
