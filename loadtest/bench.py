@@ -203,7 +203,7 @@ def measure_engine(engine, spec, bodies, template, budget_s: float, merged: int 
 
     from service.cache import LocalTier
     from service.classifier import Classifier
-    from service.engine import Task
+    from service.task import Task
 
     counted = {"sequences": 0}
 
@@ -213,10 +213,10 @@ def measure_engine(engine, spec, bodies, template, budget_s: float, merged: int 
         return rows
 
     classifier = Classifier(spec, submit, LocalTier(0, 0), LocalTier(65536, 2**30))
-    tasks = [Task(b["text"], tuple(b["labels"]), template) for b in bodies]
+    tasks = [Task.of(b["text"], tuple(b["labels"]), template) for b in bodies]
     if spec.kind == "embedding":  # label embeddings are computed once per process, as in the service
-        labels = tuple(sorted({lab for t in tasks for lab in t.labels}))
-        asyncio.run(classifier.classify([Task("warm", labels, template)]))
+        labels = tuple(sorted({lab for b in bodies for lab in b["labels"]}))
+        asyncio.run(classifier.classify([Task.of("warm", labels, template)]))
     counted["sequences"] = done_req = 0
     t0 = time.perf_counter()
     for i in range(0, len(tasks), merged):
@@ -415,7 +415,7 @@ def int8_agreement(path, spec, tokenizer, bodies, template) -> dict:
     from service.engine import Engine
     from service.task import Task
 
-    tasks = [Task(b["text"], tuple(b["labels"]), template) for b in bodies]
+    tasks = [Task.of(b["text"], tuple(b["labels"]), template) for b in bodies]
     english = np.array([b["text"].isascii() for b in bodies])
     out = {}
     for variant in ("fp32", "int8"):

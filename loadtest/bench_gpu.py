@@ -167,7 +167,7 @@ def parity(stored, device: str, bodies: list[dict]) -> dict:
 
     spec = ModelSpec.from_metadata(stored.metadata)
     tokenizer = Tokenizer.load(stored.path, spec.max_length)
-    tasks = [Task(b["text"], tuple(b["labels"]), spec.default_template) for b in bodies]
+    tasks = [Task.of(b["text"], tuple(b["labels"]), spec.default_template) for b in bodies]
     scores = {}
     for where in ("cpu", device):
         engine = Engine(spec, tokenizer, load_backend(stored.path, spec, "torch", where, 0), 8192, 256)

@@ -55,7 +55,7 @@ class Classifier:
             plans.append(keys)
             seq_of.update(zip(keys, seqs))
             if self.spec.kind == "embedding":
-                label_keys.update(keys[1:])
+                label_keys.update(keys[len(task.texts) :])  # after the text (or its windows)
         keys = list(seq_of)
 
         rows = self.labels.get_many(k for k in keys if k in label_keys)

@@ -113,9 +113,15 @@ class Settings:
     max_labels: int = _doc("Most candidate labels in one request or batch item.", default=64)
     max_label_chars: int = _doc("Longest accepted label, in characters.", default=100)
     max_template_chars: int = _doc("Longest accepted hypothesis template.", default=200)
+    max_description_chars: int = _doc(
+        "Longest accepted label description or hypothesis (label objects), per phrasing.", default=300
+    )
+    max_phrasings: int = _doc("Most phrasings (descriptions or hypotheses) one label object may list.", default=8)
+    max_windows: int = _doc('Most windows one text may be split into with truncation "chunk".', default=16)
     max_batch_items: int = _doc("Most items in one /classify_batch call.", default=256)
     max_pairs_per_request: int = _doc(
-        "Most (text, label) pairs in one call (sum over a /classify_batch call's items).",
+        "Most (text window, phrasing) pairs in one call, summed over a /classify_batch call's items: a label "
+        "with several phrasings and a text in several windows count as many pairs.",
         default=4096,
     )
 
@@ -146,6 +152,9 @@ class Settings:
             "max_labels",
             "max_label_chars",
             "max_template_chars",
+            "max_description_chars",
+            "max_phrasings",
+            "max_windows",
             "max_batch_items",
             "max_pairs_per_request",
             "workers",

@@ -73,12 +73,12 @@ class Engine:
         """Run the whole path once before the service reports ready; returns the row width. On a GPU,
         also one pass at the full token budget so the first real batch pays no allocation; on a CPU
         that would only cost seconds of start-up for nothing."""
-        tasks = [Task(f"warm-up text {i}", ("a", "b"), self.spec.default_template) for i in range(4)]
+        tasks = [Task.of(f"warm-up text {i}", ("a", "b"), self.spec.default_template) for i in range(4)]
         if self.backend.device != "cpu":
             length = min(self.tokenizer.max_length, 128)
             rows = max(1, min(self.max_rows or 256, self.token_budget // length))
             words = " ".join(["warm"] * length)
-            tasks += [Task(f"{words} {i}", ("x",), self.spec.default_template) for i in range(rows)]
+            tasks += [Task.of(f"{words} {i}", ("x",), self.spec.default_template) for i in range(rows)]
         self.scores(tasks)
         rows, _ = self.encode(sequences_for(self.spec, tasks[0])[:1])
         return int(rows.shape[1])

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
+from pydantic import ValidationError
 from starlette.responses import JSONResponse
 
 log = logging.getLogger("zsc.errors")
@@ -29,6 +30,14 @@ class ServiceError(Exception):
 
     def body(self) -> dict[str, str]:
         return {"error": str(self), "error_type": self.error_type}
+
+
+class InvalidRequest(ServiceError):
+    """A request the schema accepts but the model cannot take as it is (its text's length in tokens, its
+    windows, its pairs after chunking): checked with the tokenizer, after validation."""
+
+    error_type = "invalid_request"
+    status = 400
 
 
 class Overloaded(ServiceError):
@@ -80,6 +89,8 @@ def error_boundary(endpoint: Callable[..., Awaitable[Any]]) -> Callable[..., Awa
             if isinstance(exc, BackendFailure):
                 log.error("%s (%s)", exc, endpoint.__name__)
             return error_response(exc, ctx)
+        except ValidationError:
+            raise  # a request checked in the endpoint (the Hugging Face route): BentoML's own 400
         except Exception:
             log.exception("unexpected error in %s", endpoint.__name__)
             return error_response(InternalError(), ctx)

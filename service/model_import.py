@@ -302,7 +302,7 @@ def _verify(dst: Path, spec: ModelSpec) -> None:
     if missing:
         raise ImportError_(f"weights do not fit the architecture; missing: {missing[:5]} ...")
     engine = Engine(spec, Tokenizer.load(dst, spec.max_length), load_backend(dst, spec, "torch", "cpu", 0), 4096)
-    engine.scores([Task("import check", ("yes", "no"), spec.default_template)])
+    engine.scores([Task.of("import check", ("yes", "no"), spec.default_template)])
 
 
 def prepare(
@@ -375,7 +375,7 @@ def _export_onnx(workdir: Path, spec: ModelSpec, variants: tuple[str, ...], prog
     from .tokenization import Tokenizer
 
     tokenizer = Tokenizer.load(workdir, spec.max_length)
-    tasks = [Task(f"export check {i} " * (i + 1), ("yes", "no", "maybe"), spec.default_template) for i in range(4)]
+    tasks = [Task.of(f"export check {i} " * (i + 1), ("yes", "no", "maybe"), spec.default_template) for i in range(4)]
     scores = {}
     for runtime in ("torch", "onnx"):
         engine = Engine(spec, tokenizer, load_backend(workdir, spec, runtime, "cpu", 0, "fp32"), 4096)

@@ -1,5 +1,8 @@
 """Turns model outputs into label scores. Pure numpy; never mutates its inputs.
 
+``task.score`` uses the general functions (several phrasings per label, several windows per text);
+``nli_scores`` / ``embedding_scores`` are the one-text, one-hypothesis case the pipelines compute.
+
 NLI maths follows transformers' ``ZeroShotClassificationPipeline.postprocess`` exactly (and ModelScope's
 pipeline, which is the same with fixed indices):
 
@@ -24,15 +27,57 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+# -- the general case (task.score): phrasings per label, windows per text -----------------------------
+def nli_label_evidence(phrasings: list[np.ndarray], entailment: int, contradiction: int, pairwise: bool) -> np.ndarray:
+    """One window's evidence per label from each label's ``[n_phrasings, n_classes]`` logits: the phrasing
+    with the largest entailment logit stands for the label; its entailment logit (single-label: a softmax
+    over labels follows), or entailment minus contradiction (pairwise: softmax([c, e])[1] = sigmoid(e - c))."""
+    out = np.empty(len(phrasings))
+    for i, rows in enumerate(phrasings):
+        best = np.asarray(rows, dtype=np.float64)[int(np.argmax(np.asarray(rows)[:, entailment]))]
+        out[i] = best[entailment] - best[contradiction] if pairwise else best[entailment]
+    return out
+
+
+def prompt_ensemble(phrasings: np.ndarray) -> np.ndarray:
+    """A label's embedding from its phrasings' (normalised) embeddings: their mean, normalised again; one
+    phrasing is used as it is."""
+    phrasings = np.asarray(phrasings, dtype=np.float64)
+    if len(phrasings) == 1:
+        return phrasings[0]
+    mean = phrasings.mean(axis=0)
+    return mean / max(float(np.linalg.norm(mean)), 1e-12)
+
+
+def aggregate(evidence: np.ndarray, how: str) -> np.ndarray:
+    """``[windows, labels]`` evidence -> per label: the strongest window (max) or the average (mean)."""
+    if how == "max":
+        return evidence.max(axis=0)
+    if how == "mean":
+        return evidence.mean(axis=0)
+    raise ValueError(f"unknown aggregation {how!r}")
+
+
+def nli_finish(evidence: np.ndarray, pairwise: bool) -> np.ndarray:
+    return _sigmoid(evidence) if pairwise else _softmax(evidence)
+
+
+def embedding_finish(cos: np.ndarray, scale: float, bias: float, pairwise: bool) -> np.ndarray:
+    return _sigmoid(scale * (cos - bias)) if pairwise else _softmax(scale * cos)
+
+
+# -- one text, one hypothesis per label (what the pipelines compute) ---------------------------------
 def nli_scores(logits: np.ndarray, entailment: int, contradiction: int, multi_label: bool) -> np.ndarray:
     """Scores for one text from its ``[n_labels, n_classes]`` pair logits, in label order."""
     logits = np.asarray(logits, dtype=np.float64)
     if logits.ndim != 2 or logits.shape[0] == 0:
         raise ValueError(f"expected [n_labels, n_classes] logits, got shape {logits.shape}")
-    if multi_label or logits.shape[0] == 1:
-        pair = logits[:, [contradiction, entailment]]
-        return _softmax(pair)[:, 1]
-    return _softmax(logits[:, entailment])
+    pairwise = multi_label or logits.shape[0] == 1
+    return nli_finish(nli_label_evidence(list(logits[:, None, :]), entailment, contradiction, pairwise), pairwise)
 
 
 def embedding_scores(
@@ -40,9 +85,7 @@ def embedding_scores(
 ) -> np.ndarray:
     """Scores for one text from its normalised embedding and its labels' embeddings."""
     cos = np.asarray(label_vecs, dtype=np.float64) @ np.asarray(text_vec, dtype=np.float64)
-    if multi_label or cos.shape[0] == 1:
-        return 1.0 / (1.0 + np.exp(-scale * (cos - bias)))
-    return _softmax(scale * cos)
+    return embedding_finish(cos, scale, bias, multi_label or cos.shape[0] == 1)
 
 
 def contradiction_index_for(entailment: int, num_labels: int, label2id: dict[str, int]) -> int:

@@ -15,7 +15,15 @@ import bentoml
 
 from .config import settings
 from .errors import BackendFailure, error_boundary
-from .schemas import ClassifyBatchRequest, ClassifyBatchResponse, ClassifyRequest, ClassifyResponse
+from .schemas import (
+    ClassifyBatchRequest,
+    ClassifyBatchResponse,
+    ClassifyRequest,
+    ClassifyResponse,
+    HfZeroShotAnswer,
+    HfZeroShotOutput,
+    HfZeroShotRequest,
+)
 
 log = logging.getLogger("zsc.service")
 S = settings()
@@ -104,29 +112,48 @@ class ZeroShotClassifier:
     @bentoml.api(route="/classify")
     @error_boundary
     async def classify(self, request: ClassifyRequest, /, ctx: bentoml.Context) -> ClassifyResponse:
-        """Rank the candidate labels for one text."""
-        [result] = await self._classify([request], ctx)
-        return self._response(request, result)
+        """Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked."""
+        [answer] = await self._classify([request], ctx)
+        return answer
 
     @bentoml.api(route="/classify_batch")
     @error_boundary
     async def classify_batch(self, request: ClassifyBatchRequest, /, ctx: bentoml.Context) -> ClassifyBatchResponse:
-        """Rank labels for many texts in one call; each item carries its own labels."""
-        results = await self._classify(request.items, ctx)
-        return ClassifyBatchResponse(results=[self._response(i, r) for i, r in zip(request.items, results)])
+        """Rank labels for many texts in one call; each item carries its own labels and options."""
+        return ClassifyBatchResponse(results=await self._classify(request.items, ctx))
+
+    @bentoml.api(route="/hf/zero-shot-classification")
+    @error_boundary
+    async def hf_zero_shot(self, request: HfZeroShotRequest, /, ctx: bentoml.Context) -> HfZeroShotOutput:
+        """Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
+        `InferenceClient(model="http://HOST:PORT/hf/zero-shot-classification").zero_shot_classification(...)`."""
+        items = request.requests()
+        answers = await self._classify(items, ctx)
+        out = [HfZeroShotAnswer(sequence=i.text, labels=a.labels, scores=a.scores) for i, a in zip(items, answers)]
+        return HfZeroShotOutput(out[0] if isinstance(request.inputs, str) else out)
 
     # -- helpers ------------------------------------------------------------------------------------
-    async def _classify(self, requests: list[ClassifyRequest], ctx: bentoml.Context):
-        from .task import Task
+    async def _classify(self, requests: list[ClassifyRequest], ctx: bentoml.Context) -> list[ClassifyResponse]:
+        import anyio
 
-        tasks = [
-            Task(r.text, tuple(r.label_list), r.hypothesis_template or self.spec.default_template, r.multi_label)
-            for r in requests
-        ]
-        results = await self.classifier.classify(tasks)
+        from .requests import answer, needs_tokenizer, prepare_all
+
+        tokenizer = self.engine.tokenizer
+        args = (requests, self.spec, tokenizer, S.max_windows, S.max_pairs_per_request)
+        if any(needs_tokenizer(r, self.spec, tokenizer) for r in requests):  # long texts: off the event loop
+            prepared = await anyio.to_thread.run_sync(prepare_all, *args)
+        else:
+            prepared = prepare_all(*args)
+        results = await self.classifier.classify([p.task for p in prepared])
         statuses = {r.cache for r in results}
         ctx.response.headers["X-Cache"] = statuses.pop() if len(statuses) == 1 else "partial"
-        return results
+        warnings = sorted({w.code for p in prepared for w in p.warnings})
+        if warnings:
+            ctx.response.headers["X-ZSC-Warnings"] = ",".join(warnings)
+        return [
+            answer(r, p, res.scores, self.model_tag, self.spec.revision)
+            for r, p, res in zip(requests, prepared, results)
+        ]
 
     # The engine's two stages, in the batcher's threads. Whatever goes wrong in there is the model's
     # failure, reported as such to every request of the merged batch.
@@ -145,13 +172,3 @@ class ZeroShotClassifier:
             raise BackendFailure(exc) from exc
         self._metrics.observe_engine(stats)
         return rows
-
-    def _response(self, request: ClassifyRequest, result) -> ClassifyResponse:
-        ranked = sorted(zip(request.label_list, result.scores), key=lambda p: p[1], reverse=True)
-        return ClassifyResponse(
-            labels=[label for label, _ in ranked],
-            scores=[score for _, score in ranked],
-            multi_label=request.multi_label,
-            model=self.model_tag,
-            revision=self.spec.revision,
-        )

@@ -141,3 +141,33 @@ def test_async_client_classifies_concurrently(default_server):
         return [a.labels[0] for a in answers]
 
     assert asyncio.run(run()) == list(texts.values())
+
+
+def test_typed_client_label_objects_decisions_and_long_texts(default_server):
+    from zsc_client.models import LabelObject
+
+    labels = [
+        LabelObject(name="billing", description="payments, refunds and invoices"),
+        LabelObject(name="shipping", description=["delivery", "where a parcel is"]),
+        "praise",
+    ]
+    with Client(base_url=default_server, timeout=httpx.Timeout(60)) as client:
+        out = classify.sync(
+            client=client,
+            body=ClassifyBody(text="My card was charged twice for one order", labels=labels, threshold=0.5, top_k=2),
+        )
+        assert len(out.labels) == len(out.scores) == 2 and set(out.labels) <= {"billing", "shipping", "praise"}
+        assert out.predicted == (out.labels[0] if out.scores[0] >= 0.5 else None)
+        assert out.windows == 1 and out.truncated is False and out.warnings == []
+        multi = classify.sync(
+            client=client,
+            body=ClassifyBody(
+                text="Great shop, but my card was charged twice", labels=labels, multi_label=True, threshold=0.0
+            ),
+        )
+        assert sorted(multi.predicted) == ["billing", "praise", "shipping"]
+        long = classify.sync(
+            client=client,
+            body=ClassifyBody(text="The match report. " * 400, labels=["sports", "cooking"], truncation="chunk"),
+        )
+        assert long.windows > 1 and long.truncated is False

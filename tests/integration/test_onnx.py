@@ -28,7 +28,7 @@ def fixed_tasks(n=200, seed=11, template="{}"):
     out = []
     for _ in range(n):
         text = " ".join(rng.choices(WORDS + CHINESE, k=rng.randint(3, 30)))
-        out.append(Task(text, tuple(rng.sample(WORDS, rng.randint(2, 6))), template, rng.random() < 0.2))
+        out.append(Task.of(text, tuple(rng.sample(WORDS, rng.randint(2, 6))), template, rng.random() < 0.2))
     return out
 
 
@@ -77,7 +77,7 @@ def test_onnx_int8_top1_agreement_on_real_sentences(exported):
     tasks = []
     for row in rows * 2:
         body = request_body(row, pools, rng, n_labels=5)
-        tasks.append(Task(body["text"], tuple(body["labels"]), "This text is about {}."))
+        tasks.append(Task.of(body["text"], tuple(body["labels"]), "This text is about {}."))
     path, spec = exported["embedding"]
     _, ref = scores(path, spec, "onnx", "fp32", tasks)
     name, got = scores(path, spec, "onnx", "int8", tasks)
@@ -92,7 +92,8 @@ def test_onnx_int8_nli_decisions_agree(exported):
     (entailment / neutral / contradiction) on a fixed set of pairs."""
     path, spec = exported["nli"]
     tokenizer = Tokenizer.load(path, spec.max_length)
-    pairs = [(t.text, spec.default_template.format(label)) for t in fixed_tasks(100) for label in t.labels]
+    tasks = fixed_tasks(100, template=spec.default_template)
+    pairs = [(t.texts[0], h) for t in tasks for hyps in t.hypotheses for h in hyps]
     enc = tokenizer.encode_pairs([p for p, _ in pairs], [h for _, h in pairs])
     batch = pad(enc.ids, enc.type_ids, tokenizer.pad_id)
     ref = load_backend(path, spec, "onnx", "cpu", 0, "fp32").forward(batch)

@@ -50,17 +50,17 @@ def run(clf, tasks):
 def test_labels_are_encoded_once_and_texts_cached(engine):
     clf, submit = make(engine)
     labels = ("sports", "business", "technology")
-    [first] = run(clf, [Task("The match ended in a draw", labels, "{}")])
+    [first] = run(clf, [Task.of("The match ended in a draw", labels, "{}")])
     assert first.cache == "miss" and len(submit.sequences) == 4
-    [second] = run(clf, [Task("Shares fell after earnings", labels, "{}")])
+    [second] = run(clf, [Task.of("Shares fell after earnings", labels, "{}")])
     assert second.cache == "partial" and len(submit.sequences) == 5  # only the new text
-    [third] = run(clf, [Task("The match ended in a draw", labels, "{}", multi_label=True)])
+    [third] = run(clf, [Task.of("The match ended in a draw", labels, "{}", multi_label=True)])
     assert third.cache == "hit" and len(submit.sequences) == 5
 
 
 def test_cached_scores_equal_uncached_scores(engine):
     clf, _ = make(engine)
-    tasks = [Task("Parliament passed the budget", ("politics", "sports"), "This text is about {}.")]
+    tasks = [Task.of("Parliament passed the budget", ("politics", "sports"), "This text is about {}.")]
     cold = run(clf, tasks)[0].scores
     warm = run(clf, tasks)[0].scores
     np.testing.assert_allclose(cold, engine.scores(tasks)[0], atol=1e-6)
@@ -70,7 +70,7 @@ def test_cached_scores_equal_uncached_scores(engine):
 def test_label_cache_survives_text_churn(engine):
     clf, submit = make(engine, local_entries=2)  # text tier holds two rows only
     labels = ("a", "b", "c")
-    run(clf, [Task(f"text {i}", labels, "{}") for i in range(5)])
+    run(clf, [Task.of(f"text {i}", labels, "{}") for i in range(5)])
     before = len(submit.sequences)
-    run(clf, [Task("another text", labels, "{}")])
+    run(clf, [Task.of("another text", labels, "{}")])
     assert len(submit.sequences) == before + 1

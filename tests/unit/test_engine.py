@@ -34,7 +34,7 @@ def random_tasks(n, seed=0):
     for _ in range(n):
         text = " ".join(rng.choices(WORDS, k=rng.randint(1, 40)))
         labels = tuple(rng.sample(WORDS, rng.randint(1, 6)))
-        tasks.append(Task(text, labels, SPEC.default_template, rng.random() < 0.3))
+        tasks.append(Task.of(text, labels, SPEC.default_template, rng.random() < 0.3))
     return tasks
 
 
@@ -59,13 +59,13 @@ def test_results_come_back_in_request_order_and_match_solo_runs(parts):
     for task, scores in zip(tasks, together):
         [alone] = engine.scores([task])
         np.testing.assert_allclose(scores, alone, atol=1e-6)
-        assert len(scores) == len(task.labels)
+        assert len(scores) == len(task.hypotheses)
 
 
 def test_identical_pairs_are_computed_once(parts):
     engine = make_engine(parts)
-    task = Task("my card was charged twice", ("billing", "shipping"), SPEC.default_template)
-    other = Task("my card was charged twice", ("billing", "praise"), SPEC.default_template, multi_label=True)
+    task = Task.of("my card was charged twice", ("billing", "shipping"), SPEC.default_template)
+    other = Task.of("my card was charged twice", ("billing", "praise"), SPEC.default_template, multi_label=True)
     rows, stats = encode_tasks(engine, [task, task, other])
     assert stats.sequences_in == 6
     assert stats.sequences == 3  # billing, shipping, praise
@@ -77,7 +77,7 @@ def test_oversized_single_pair_is_answered_alone(parts):
     engine = make_engine(parts, budget=32)
     long_text = " ".join(["refund"] * 300)
     rows, stats = encode_tasks(
-        engine, [Task(long_text, ("billing",), SPEC.default_template), Task("ok", ("a",), SPEC.default_template)]
+        engine, [Task.of(long_text, ("billing",), SPEC.default_template), Task.of("ok", ("a",), SPEC.default_template)]
     )
     assert rows.shape[0] == 2 and np.isfinite(rows).all()
     assert stats.budget_overflows == 1

@@ -18,7 +18,7 @@ def rejects(model, body, words):
 def test_labels_split_on_ascii_and_full_width_commas():
     assert split_labels("billing, shipping，praise") == ["billing", "shipping", "praise"]
     assert split_labels([" a ", "b"]) == ["a", "b"]
-    assert ClassifyRequest.model_validate({"text": "t", "labels": "x,y"}).label_list == ["x", "y"]
+    assert ClassifyRequest.model_validate({"text": "t", "labels": "x,y"}).names == ["x", "y"]
 
 
 @pytest.mark.parametrize(
@@ -67,4 +67,47 @@ def test_valid_requests_keep_their_fields():
     r = ClassifyRequest.model_validate(
         {"text": "t", "labels": ["a", "b"], "hypothesis_template": "About {{x}}: {}.", "multi_label": True}
     )
-    assert r.label_list == ["a", "b"] and r.multi_label and r.hypothesis_template == "About {{x}}: {}."
+    assert r.names == ["a", "b"] and r.multi_label and r.hypothesis_template == "About {{x}}: {}."
+
+
+@pytest.mark.parametrize(
+    "label, words",
+    [
+        ({"name": "a", "description": "x", "hypothesis": "y"}, "both a description and a hypothesis"),
+        ({"name": "a", "description": []}, "description is an empty list"),
+        ({"name": "a", "description": ["ok", " "]}, "description 1 is empty"),
+        ({"name": "a", "hypothesis": ["h"] * 9}, "9 phrasings; the limit is 8 (ZSC_MAX_PHRASINGS)"),
+        ({"name": "a", "description": "d" * 301}, "the limit is 300 (ZSC_MAX_DESCRIPTION_CHARS)"),
+        ({"name": " ", "description": "x"}, "label 0 is empty"),
+        ({"description": "x"}, "Field required"),
+        ({"name": "a", "descriptions": "x"}, "Extra inputs"),
+        ({"name": 3}, "valid string"),
+    ],
+)
+def test_bad_label_objects_say_what_to_fix(label, words):
+    rejects(ClassifyRequest, {"text": "t", "labels": [label]}, words)
+
+
+def test_label_objects_and_names_mix_and_must_be_unique():
+    r = ClassifyRequest.model_validate(
+        {"text": "t", "labels": ["a", {"name": "b", "description": ["x", "y"]}, {"name": "c", "hypothesis": "h"}]}
+    )
+    assert r.names == ["a", "b", "c"] and r.pairs == 4
+    rejects(ClassifyRequest, {"text": "t", "labels": ["a", {"name": "a", "description": "x"}]}, "appears twice")
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        ({"truncation": "middle"}, "'end', 'start', 'error' or 'chunk'"),
+        ({"chunk_aggregation": "min"}, "'max' or 'mean'"),
+        ({"threshold": 1.5}, "less than or equal to 1"),
+        ({"threshold": -0.1}, "greater than or equal to 0"),
+        ({"threshold": "0.5"}, "valid number"),
+        ({"threshold": True}, "valid number"),
+        ({"top_k": 0}, "greater than or equal to 1"),
+        ({"top_k": 1.5}, "valid integer"),
+    ],
+)
+def test_bad_options_say_what_to_fix(extra, words):
+    rejects(ClassifyRequest, {"text": "t", "labels": ["a"], **extra}, words)

@@ -1,34 +1,64 @@
 """ Contains all the data models used in inputs/outputs """
 
+from .answer_warning import AnswerWarning
 from .classify_batch_body import ClassifyBatchBody
 from .classify_batch_request_io_descriptor import ClassifyBatchRequestIODescriptor
 from .classify_batch_response_io_descriptor import ClassifyBatchResponseIODescriptor
 from .classify_batch_result import ClassifyBatchResult
 from .classify_body import ClassifyBody
+from .classify_body_chunk_aggregation import ClassifyBodyChunkAggregation
+from .classify_body_truncation import ClassifyBodyTruncation
 from .classify_request import ClassifyRequest
+from .classify_request_chunk_aggregation import ClassifyRequestChunkAggregation
 from .classify_request_io_descriptor import ClassifyRequestIODescriptor
+from .classify_request_io_descriptor_chunk_aggregation import ClassifyRequestIODescriptorChunkAggregation
+from .classify_request_io_descriptor_truncation import ClassifyRequestIODescriptorTruncation
+from .classify_request_truncation import ClassifyRequestTruncation
 from .classify_response import ClassifyResponse
 from .classify_response_io_descriptor import ClassifyResponseIODescriptor
 from .classify_result import ClassifyResult
+from .hf_parameters import HfParameters
+from .hf_zero_shot_hf_zero_shot_request_io_descriptor import HfZeroShotHfZeroShotRequestIODescriptor
+from .hf_zero_shot_output_io_descriptor_type_0 import HfZeroShotOutputIODescriptorType0
+from .hf_zero_shot_output_io_descriptor_type_1_item import HfZeroShotOutputIODescriptorType1Item
+from .hf_zero_shot_request_io_descriptor import HfZeroShotRequestIODescriptor
+from .hf_zero_shot_response_200_type_0 import HfZeroShotResponse200Type0
+from .hf_zero_shot_response_200_type_1_item import HfZeroShotResponse200Type1Item
 from .internal_server_error import InternalServerError
 from .invalid_argument import InvalidArgument
+from .label_object import LabelObject
 from .not_found import NotFound
 from .task_status_response import TaskStatusResponse
 from .task_status_response_status import TaskStatusResponseStatus
 
 __all__ = (
+    "AnswerWarning",
     "ClassifyBatchBody",
     "ClassifyBatchRequestIODescriptor",
     "ClassifyBatchResponseIODescriptor",
     "ClassifyBatchResult",
     "ClassifyBody",
+    "ClassifyBodyChunkAggregation",
+    "ClassifyBodyTruncation",
     "ClassifyRequest",
+    "ClassifyRequestChunkAggregation",
     "ClassifyRequestIODescriptor",
+    "ClassifyRequestIODescriptorChunkAggregation",
+    "ClassifyRequestIODescriptorTruncation",
+    "ClassifyRequestTruncation",
     "ClassifyResponse",
     "ClassifyResponseIODescriptor",
     "ClassifyResult",
+    "HfParameters",
+    "HfZeroShotHfZeroShotRequestIODescriptor",
+    "HfZeroShotOutputIODescriptorType0",
+    "HfZeroShotOutputIODescriptorType1Item",
+    "HfZeroShotRequestIODescriptor",
+    "HfZeroShotResponse200Type0",
+    "HfZeroShotResponse200Type1Item",
     "InternalServerError",
     "InvalidArgument",
+    "LabelObject",
     "NotFound",
     "TaskStatusResponse",
     "TaskStatusResponseStatus",

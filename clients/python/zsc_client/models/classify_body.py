@@ -8,9 +8,15 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.classify_body_chunk_aggregation import check_classify_body_chunk_aggregation
+from ..models.classify_body_chunk_aggregation import ClassifyBodyChunkAggregation
+from ..models.classify_body_truncation import check_classify_body_truncation
+from ..models.classify_body_truncation import ClassifyBodyTruncation
 from ..types import UNSET, Unset
 from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.label_object import LabelObject
 
 
 
@@ -24,35 +30,72 @@ T = TypeVar("T", bound="ClassifyBody")
 class ClassifyBody:
     """ 
         Example:
-            {'labels': ['billing', 'shipping', 'praise'], 'text': 'My card was charged twice for one order'}
+            {'hypothesis_template': 'This message is about {}.', 'labels': [{'description': 'payments, refunds and
+                invoices', 'name': 'billing'}, {'description': ['delivery', 'where a parcel is'], 'name': 'shipping'},
+                'praise'], 'text': 'My card was charged twice for one order', 'threshold': 0.6}
 
         Attributes:
-            labels (list[str]): Candidate labels: a list, or one string separated by ',' or '，'.
+            labels (list[LabelObject | str]): Candidate labels: a list of names or label objects, or one string separated by
+                ',' or '，'.
             text (str): The text to classify, in any language the model covers.
-            hypothesis_template (str | Unset): How a label becomes a hypothesis; must contain '{}'. Default: the model's.
+            chunk_aggregation (ClassifyBodyChunkAggregation | Unset): With chunk: a label's evidence over the windows, the
+                strongest (max) or mean. Default: 'max'.
+            hypothesis_template (str | Unset): How a label (or its description) becomes a hypothesis; must contain '{}'.
+                Default: the model's.
             multi_label (bool | Unset): Score each label on its own (labels may all be true) instead of one softmax.
                 Default: False.
+            threshold (float | Unset): Decision threshold in [0, 1]: single-label, `predicted` is the top label if its score
+                reaches it, else null; multi-label, every label at or above it. Default: the top label / 0.5.
+            top_k (int | Unset): Return only the k best labels.
+            truncation (ClassifyBodyTruncation | Unset): A text longer than the model's window: cut its end (end), keep its
+                end (start), refuse it with 400 (error), or score it in overlapping windows (chunk). Default: 'end'.
      """
 
-    labels: list[str]
+    labels: list[LabelObject | str]
     text: str
+    chunk_aggregation: ClassifyBodyChunkAggregation | Unset = 'max'
     hypothesis_template: str | Unset = UNSET
     multi_label: bool | Unset = False
+    threshold: float | Unset = UNSET
+    top_k: int | Unset = UNSET
+    truncation: ClassifyBodyTruncation | Unset = 'end'
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
-        labels = self.labels
+        from ..models.label_object import LabelObject # noqa: PLC0415
+        labels = []
+        for labels_item_data in self.labels:
+            labels_item: dict[str, Any] | str
+            if isinstance(labels_item_data, LabelObject):
+                labels_item = labels_item_data.to_dict()
+            else:
+                labels_item = labels_item_data
+            labels.append(labels_item)
 
 
 
         text = self.text
 
+        chunk_aggregation: str | Unset = UNSET
+        if not isinstance(self.chunk_aggregation, Unset):
+            chunk_aggregation = self.chunk_aggregation
+
+
         hypothesis_template = self.hypothesis_template
 
         multi_label = self.multi_label
+
+        threshold = self.threshold
+
+        top_k = self.top_k
+
+        truncation: str | Unset = UNSET
+        if not isinstance(self.truncation, Unset):
+            truncation = self.truncation
+
 
 
         field_dict: dict[str, Any] = {}
@@ -61,10 +104,18 @@ class ClassifyBody:
             "labels": labels,
             "text": text,
         })
+        if chunk_aggregation is not UNSET:
+            field_dict["chunk_aggregation"] = chunk_aggregation
         if hypothesis_template is not UNSET:
             field_dict["hypothesis_template"] = hypothesis_template
         if multi_label is not UNSET:
             field_dict["multi_label"] = multi_label
+        if threshold is not UNSET:
+            field_dict["threshold"] = threshold
+        if top_k is not UNSET:
+            field_dict["top_k"] = top_k
+        if truncation is not UNSET:
+            field_dict["truncation"] = truncation
 
         return field_dict
 
@@ -72,21 +123,68 @@ class ClassifyBody:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.label_object import LabelObject # noqa: PLC0415
         d = dict(src_dict)
-        labels = cast(list[str], d.pop("labels"))
+        labels = []
+        _labels = d.pop("labels")
+        for labels_item_data in (_labels):
+            def _parse_labels_item(data: object) -> LabelObject | str:
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    labels_item_type_1 = LabelObject.from_dict(data)
+
+
+
+                    return labels_item_type_1
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                return cast(LabelObject | str, data)
+
+            labels_item = _parse_labels_item(labels_item_data)
+
+            labels.append(labels_item)
 
 
         text = d.pop("text")
+
+        _chunk_aggregation = d.pop("chunk_aggregation", UNSET)
+        chunk_aggregation: ClassifyBodyChunkAggregation | Unset
+        if isinstance(_chunk_aggregation,  Unset):
+            chunk_aggregation = UNSET
+        else:
+            chunk_aggregation = check_classify_body_chunk_aggregation(_chunk_aggregation)
+
+
+
 
         hypothesis_template = d.pop("hypothesis_template", UNSET)
 
         multi_label = d.pop("multi_label", UNSET)
 
+        threshold = d.pop("threshold", UNSET)
+
+        top_k = d.pop("top_k", UNSET)
+
+        _truncation = d.pop("truncation", UNSET)
+        truncation: ClassifyBodyTruncation | Unset
+        if isinstance(_truncation,  Unset):
+            truncation = UNSET
+        else:
+            truncation = check_classify_body_truncation(_truncation)
+
+
+
+
         classify_body = cls(
             labels=labels,
             text=text,
+            chunk_aggregation=chunk_aggregation,
             hypothesis_template=hypothesis_template,
             multi_label=multi_label,
+            threshold=threshold,
+            top_k=top_k,
+            truncation=truncation,
         )
 
         return classify_body

@@ -8,9 +8,15 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.classify_request_io_descriptor_chunk_aggregation import check_classify_request_io_descriptor_chunk_aggregation
+from ..models.classify_request_io_descriptor_chunk_aggregation import ClassifyRequestIODescriptorChunkAggregation
+from ..models.classify_request_io_descriptor_truncation import check_classify_request_io_descriptor_truncation
+from ..models.classify_request_io_descriptor_truncation import ClassifyRequestIODescriptorTruncation
 from ..types import UNSET, Unset
 from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.label_object import LabelObject
 
 
 
@@ -24,36 +30,64 @@ T = TypeVar("T", bound="ClassifyRequestIODescriptor")
 class ClassifyRequestIODescriptor:
     """ 
         Example:
-            {'labels': ['billing', 'shipping', 'praise'], 'text': 'My card was charged twice for one order'}
+            {'hypothesis_template': 'This message is about {}.', 'labels': [{'description': 'payments, refunds and
+                invoices', 'name': 'billing'}, {'description': ['delivery', 'where a parcel is'], 'name': 'shipping'},
+                'praise'], 'text': 'My card was charged twice for one order', 'threshold': 0.6}
 
         Attributes:
-            labels (list[str] | str): Candidate labels: a list, or one string separated by ',' or '，'.
+            labels (list[LabelObject | str] | str): Candidate labels: a list of names or label objects, or one string
+                separated by ',' or '，'.
             text (str): The text to classify, in any language the model covers.
-            hypothesis_template (None | str | Unset): How a label becomes a hypothesis; must contain '{}'. Default: the
-                model's.
+            chunk_aggregation (ClassifyRequestIODescriptorChunkAggregation | Unset): With chunk: a label's evidence over the
+                windows, the strongest (max) or mean. Default: 'max'.
+            hypothesis_template (None | str | Unset): How a label (or its description) becomes a hypothesis; must contain
+                '{}'. Default: the model's.
             multi_label (bool | Unset): Score each label on its own (labels may all be true) instead of one softmax.
                 Default: False.
+            threshold (float | None | Unset): Decision threshold in [0, 1]: single-label, `predicted` is the top label if
+                its score reaches it, else null; multi-label, every label at or above it. Default: the top label / 0.5.
+            top_k (int | None | Unset): Return only the k best labels.
+            truncation (ClassifyRequestIODescriptorTruncation | Unset): A text longer than the model's window: cut its end
+                (end), keep its end (start), refuse it with 400 (error), or score it in overlapping windows (chunk). Default:
+                'end'.
      """
 
-    labels: list[str] | str
+    labels: list[LabelObject | str] | str
     text: str
+    chunk_aggregation: ClassifyRequestIODescriptorChunkAggregation | Unset = 'max'
     hypothesis_template: None | str | Unset = UNSET
     multi_label: bool | Unset = False
+    threshold: float | None | Unset = UNSET
+    top_k: int | None | Unset = UNSET
+    truncation: ClassifyRequestIODescriptorTruncation | Unset = 'end'
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
-        labels: list[str] | str
+        from ..models.label_object import LabelObject # noqa: PLC0415
+        labels: list[dict[str, Any] | str] | str
         if isinstance(self.labels, list):
-            labels = self.labels
+            labels = []
+            for labels_type_0_item_data in self.labels:
+                labels_type_0_item: dict[str, Any] | str
+                if isinstance(labels_type_0_item_data, LabelObject):
+                    labels_type_0_item = labels_type_0_item_data.to_dict()
+                else:
+                    labels_type_0_item = labels_type_0_item_data
+                labels.append(labels_type_0_item)
 
 
         else:
             labels = self.labels
 
         text = self.text
+
+        chunk_aggregation: str | Unset = UNSET
+        if not isinstance(self.chunk_aggregation, Unset):
+            chunk_aggregation = self.chunk_aggregation
+
 
         hypothesis_template: None | str | Unset
         if isinstance(self.hypothesis_template, Unset):
@@ -63,6 +97,23 @@ class ClassifyRequestIODescriptor:
 
         multi_label = self.multi_label
 
+        threshold: float | None | Unset
+        if isinstance(self.threshold, Unset):
+            threshold = UNSET
+        else:
+            threshold = self.threshold
+
+        top_k: int | None | Unset
+        if isinstance(self.top_k, Unset):
+            top_k = UNSET
+        else:
+            top_k = self.top_k
+
+        truncation: str | Unset = UNSET
+        if not isinstance(self.truncation, Unset):
+            truncation = self.truncation
+
+
 
         field_dict: dict[str, Any] = {}
 
@@ -70,10 +121,18 @@ class ClassifyRequestIODescriptor:
             "labels": labels,
             "text": text,
         })
+        if chunk_aggregation is not UNSET:
+            field_dict["chunk_aggregation"] = chunk_aggregation
         if hypothesis_template is not UNSET:
             field_dict["hypothesis_template"] = hypothesis_template
         if multi_label is not UNSET:
             field_dict["multi_label"] = multi_label
+        if threshold is not UNSET:
+            field_dict["threshold"] = threshold
+        if top_k is not UNSET:
+            field_dict["top_k"] = top_k
+        if truncation is not UNSET:
+            field_dict["truncation"] = truncation
 
         return field_dict
 
@@ -81,22 +140,51 @@ class ClassifyRequestIODescriptor:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.label_object import LabelObject # noqa: PLC0415
         d = dict(src_dict)
-        def _parse_labels(data: object) -> list[str] | str:
+        def _parse_labels(data: object) -> list[LabelObject | str] | str:
             try:
                 if not isinstance(data, list):
                     raise TypeError()
-                labels_type_0 = cast(list[str], data)
+                labels_type_0 = []
+                _labels_type_0 = data
+                for labels_type_0_item_data in (_labels_type_0):
+                    def _parse_labels_type_0_item(data: object) -> LabelObject | str:
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            labels_type_0_item_type_1 = LabelObject.from_dict(data)
+
+
+
+                            return labels_type_0_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(LabelObject | str, data)
+
+                    labels_type_0_item = _parse_labels_type_0_item(labels_type_0_item_data)
+
+                    labels_type_0.append(labels_type_0_item)
 
                 return labels_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[str] | str, data)
+            return cast(list[LabelObject | str] | str, data)
 
         labels = _parse_labels(d.pop("labels"))
 
 
         text = d.pop("text")
+
+        _chunk_aggregation = d.pop("chunk_aggregation", UNSET)
+        chunk_aggregation: ClassifyRequestIODescriptorChunkAggregation | Unset
+        if isinstance(_chunk_aggregation,  Unset):
+            chunk_aggregation = UNSET
+        else:
+            chunk_aggregation = check_classify_request_io_descriptor_chunk_aggregation(_chunk_aggregation)
+
+
+
 
         def _parse_hypothesis_template(data: object) -> None | str | Unset:
             if data is None:
@@ -110,11 +198,45 @@ class ClassifyRequestIODescriptor:
 
         multi_label = d.pop("multi_label", UNSET)
 
+        def _parse_threshold(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        threshold = _parse_threshold(d.pop("threshold", UNSET))
+
+
+        def _parse_top_k(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        top_k = _parse_top_k(d.pop("top_k", UNSET))
+
+
+        _truncation = d.pop("truncation", UNSET)
+        truncation: ClassifyRequestIODescriptorTruncation | Unset
+        if isinstance(_truncation,  Unset):
+            truncation = UNSET
+        else:
+            truncation = check_classify_request_io_descriptor_truncation(_truncation)
+
+
+
+
         classify_request_io_descriptor = cls(
             labels=labels,
             text=text,
+            chunk_aggregation=chunk_aggregation,
             hypothesis_template=hypothesis_template,
             multi_label=multi_label,
+            threshold=threshold,
+            top_k=top_k,
+            truncation=truncation,
         )
 
         return classify_request_io_descriptor

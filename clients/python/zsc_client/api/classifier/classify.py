@@ -96,11 +96,13 @@ def sync_detailed(
     body: ClassifyBody | Unset = UNSET,
 
 ) -> Response[ClassifyResult | InternalServerError | InvalidArgument | NotFound]:
-    """  Rank the candidate labels for one text.
+    """  Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked.
 
     Args:
-        body (ClassifyBody | Unset):  Example: {'labels': ['billing', 'shipping', 'praise'],
-            'text': 'My card was charged twice for one order'}.
+        body (ClassifyBody | Unset):  Example: {'hypothesis_template': 'This message is about
+            {}.', 'labels': [{'description': 'payments, refunds and invoices', 'name': 'billing'},
+            {'description': ['delivery', 'where a parcel is'], 'name': 'shipping'}, 'praise'], 'text':
+            'My card was charged twice for one order', 'threshold': 0.6}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -128,11 +130,13 @@ def sync(
     body: ClassifyBody | Unset = UNSET,
 
 ) -> ClassifyResult | InternalServerError | InvalidArgument | NotFound | None:
-    """  Rank the candidate labels for one text.
+    """  Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked.
 
     Args:
-        body (ClassifyBody | Unset):  Example: {'labels': ['billing', 'shipping', 'praise'],
-            'text': 'My card was charged twice for one order'}.
+        body (ClassifyBody | Unset):  Example: {'hypothesis_template': 'This message is about
+            {}.', 'labels': [{'description': 'payments, refunds and invoices', 'name': 'billing'},
+            {'description': ['delivery', 'where a parcel is'], 'name': 'shipping'}, 'praise'], 'text':
+            'My card was charged twice for one order', 'threshold': 0.6}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -155,11 +159,13 @@ async def asyncio_detailed(
     body: ClassifyBody | Unset = UNSET,
 
 ) -> Response[ClassifyResult | InternalServerError | InvalidArgument | NotFound]:
-    """  Rank the candidate labels for one text.
+    """  Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked.
 
     Args:
-        body (ClassifyBody | Unset):  Example: {'labels': ['billing', 'shipping', 'praise'],
-            'text': 'My card was charged twice for one order'}.
+        body (ClassifyBody | Unset):  Example: {'hypothesis_template': 'This message is about
+            {}.', 'labels': [{'description': 'payments, refunds and invoices', 'name': 'billing'},
+            {'description': ['delivery', 'where a parcel is'], 'name': 'shipping'}, 'praise'], 'text':
+            'My card was charged twice for one order', 'threshold': 0.6}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -187,11 +193,13 @@ async def asyncio(
     body: ClassifyBody | Unset = UNSET,
 
 ) -> ClassifyResult | InternalServerError | InvalidArgument | NotFound | None:
-    """  Rank the candidate labels for one text.
+    """  Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked.
 
     Args:
-        body (ClassifyBody | Unset):  Example: {'labels': ['billing', 'shipping', 'praise'],
-            'text': 'My card was charged twice for one order'}.
+        body (ClassifyBody | Unset):  Example: {'hypothesis_template': 'This message is about
+            {}.', 'labels': [{'description': 'payments, refunds and invoices', 'name': 'billing'},
+            {'description': ['delivery', 'where a parcel is'], 'name': 'shipping'}, 'praise'], 'text':
+            'My card was charged twice for one order', 'threshold': 0.6}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

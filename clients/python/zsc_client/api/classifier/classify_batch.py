@@ -96,7 +96,7 @@ def sync_detailed(
     body: ClassifyBatchBody | Unset = UNSET,
 
 ) -> Response[ClassifyBatchResult | InternalServerError | InvalidArgument | NotFound]:
-    """  Rank labels for many texts in one call; each item carries its own labels.
+    """  Rank labels for many texts in one call; each item carries its own labels and options.
 
     Args:
         body (ClassifyBatchBody | Unset):  Example: {'items': [{'labels': ['sports', 'business'],
@@ -129,7 +129,7 @@ def sync(
     body: ClassifyBatchBody | Unset = UNSET,
 
 ) -> ClassifyBatchResult | InternalServerError | InvalidArgument | NotFound | None:
-    """  Rank labels for many texts in one call; each item carries its own labels.
+    """  Rank labels for many texts in one call; each item carries its own labels and options.
 
     Args:
         body (ClassifyBatchBody | Unset):  Example: {'items': [{'labels': ['sports', 'business'],
@@ -157,7 +157,7 @@ async def asyncio_detailed(
     body: ClassifyBatchBody | Unset = UNSET,
 
 ) -> Response[ClassifyBatchResult | InternalServerError | InvalidArgument | NotFound]:
-    """  Rank labels for many texts in one call; each item carries its own labels.
+    """  Rank labels for many texts in one call; each item carries its own labels and options.
 
     Args:
         body (ClassifyBatchBody | Unset):  Example: {'items': [{'labels': ['sports', 'business'],
@@ -190,7 +190,7 @@ async def asyncio(
     body: ClassifyBatchBody | Unset = UNSET,
 
 ) -> ClassifyBatchResult | InternalServerError | InvalidArgument | NotFound | None:
-    """  Rank labels for many texts in one call; each item carries its own labels.
+    """  Rank labels for many texts in one call; each item carries its own labels and options.
 
     Args:
         body (ClassifyBatchBody | Unset):  Example: {'items': [{'labels': ['sports', 'business'],

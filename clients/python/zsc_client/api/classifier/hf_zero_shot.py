@@ -1,0 +1,244 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.hf_zero_shot_hf_zero_shot_request_io_descriptor import HfZeroShotHfZeroShotRequestIODescriptor
+from ...models.hf_zero_shot_response_200_type_0 import HfZeroShotResponse200Type0
+from ...models.hf_zero_shot_response_200_type_1_item import HfZeroShotResponse200Type1Item
+from ...models.internal_server_error import InternalServerError
+from ...models.invalid_argument import InvalidArgument
+from ...models.not_found import NotFound
+from ...types import UNSET, Unset
+from typing import cast
+
+
+
+def _get_kwargs(
+    *,
+    body: HfZeroShotHfZeroShotRequestIODescriptor | Unset = UNSET,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/hf/zero-shot-classification",
+    }
+
+    
+    if not isinstance(body, Unset):
+        _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound | None:
+    if response.status_code == 200:
+        def _parse_response_200(data: object) -> HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item]:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                response_200_type_0 = HfZeroShotResponse200Type0.from_dict(data)
+
+
+
+                return response_200_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, list):
+                raise TypeError()
+            response_200_type_1 = []
+            _response_200_type_1 = data
+            for response_200_type_1_item_data in (_response_200_type_1):
+                response_200_type_1_item = HfZeroShotResponse200Type1Item.from_dict(response_200_type_1_item_data)
+
+
+
+                response_200_type_1.append(response_200_type_1_item)
+
+            return response_200_type_1
+
+        response_200 = _parse_response_200(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = InvalidArgument.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 404:
+        response_404 = NotFound.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 500:
+        response_500 = InternalServerError.from_dict(response.json())
+
+
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: HfZeroShotHfZeroShotRequestIODescriptor | Unset = UNSET,
+
+) -> Response[HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]:
+    """  Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
+            `InferenceClient(model="http://HOST:PORT/hf/zero-shot-
+    classification").zero_shot_classification(...)`.
+
+    Args:
+        body (HfZeroShotHfZeroShotRequestIODescriptor | Unset):  Example: {'inputs': 'My card was
+            charged twice for one order', 'parameters': {'candidate_labels': ['billing', 'shipping',
+            'praise']}}.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]
+     """
+
+
+    kwargs = _get_kwargs(
+        body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    body: HfZeroShotHfZeroShotRequestIODescriptor | Unset = UNSET,
+
+) -> HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound | None:
+    """  Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
+            `InferenceClient(model="http://HOST:PORT/hf/zero-shot-
+    classification").zero_shot_classification(...)`.
+
+    Args:
+        body (HfZeroShotHfZeroShotRequestIODescriptor | Unset):  Example: {'inputs': 'My card was
+            charged twice for one order', 'parameters': {'candidate_labels': ['billing', 'shipping',
+            'praise']}}.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound
+     """
+
+
+    return sync_detailed(
+        client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: HfZeroShotHfZeroShotRequestIODescriptor | Unset = UNSET,
+
+) -> Response[HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]:
+    """  Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
+            `InferenceClient(model="http://HOST:PORT/hf/zero-shot-
+    classification").zero_shot_classification(...)`.
+
+    Args:
+        body (HfZeroShotHfZeroShotRequestIODescriptor | Unset):  Example: {'inputs': 'My card was
+            charged twice for one order', 'parameters': {'candidate_labels': ['billing', 'shipping',
+            'praise']}}.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]
+     """
+
+
+    kwargs = _get_kwargs(
+        body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    body: HfZeroShotHfZeroShotRequestIODescriptor | Unset = UNSET,
+
+) -> HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound | None:
+    """  Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
+            `InferenceClient(model="http://HOST:PORT/hf/zero-shot-
+    classification").zero_shot_classification(...)`.
+
+    Args:
+        body (HfZeroShotHfZeroShotRequestIODescriptor | Unset):  Example: {'inputs': 'My card was
+            charged twice for one order', 'parameters': {'candidate_labels': ['billing', 'shipping',
+            'praise']}}.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound
+     """
+
+
+    return (await asyncio_detailed(
+        client=client,
+body=body,
+
+    )).parsed

@@ -1,0 +1,123 @@
+"""From a validated request to the engine's task, and from its scores to the answer.
+
+On the way in: each label becomes its hypotheses (the template with the name or each description, or
+whole hypotheses); a text longer than the model's window is cut or split into windows as the request's
+``truncation`` says (``windows.py``); what needs the tokenizer is checked here (400 ``invalid_request``):
+a text too long with ``error``, too many windows, too many (window, phrasing) pairs. On the way out: the
+ranking, the decision (``predicted``), ``top_k``, and warnings (a text in a script the model's languages
+do not cover).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from . import windows
+from .errors import InvalidRequest
+from .languages import mismatch
+from .model_spec import ModelSpec
+from .schemas import AnswerWarning, ClassifyRequest, ClassifyResponse
+from .task import Task
+from .tokenization import Tokenizer
+
+DEFAULT_MULTI_LABEL_THRESHOLD = 0.5
+
+
+@dataclass
+class Prepared:
+    task: Task
+    names: list[str]
+    truncated: bool = False
+    windows: int = 1
+    warnings: list[AnswerWarning] = field(default_factory=list)
+
+    @property
+    def pairs(self) -> int:
+        return len(self.task.texts) * sum(len(h) for h in self.task.hypotheses)
+
+
+def needs_tokenizer(request: ClassifyRequest, spec: ModelSpec, tokenizer: Tokenizer) -> bool:
+    """Whether preparing this request may tokenize (a text that could pass the model's window): worth a
+    worker thread, not the event loop."""
+    per_char, specials = tokenizer.tokens_per_char, 4  # no tokenizer adds more than 4 around a pair
+    room = spec.max_length - specials - per_char * _longest_hypothesis(request, spec)
+    return not windows.cannot_exceed(request.text, room, per_char)
+
+
+def prepare(request: ClassifyRequest, spec: ModelSpec, tokenizer: Tokenizer, max_windows: int) -> Prepared:
+    template = request.hypothesis_template or spec.default_template
+    labels = request.label_list
+    hypotheses = tuple(label.hypotheses_for(template) for label in labels)
+    fitted = windows.fit(
+        request.text,
+        _room(request, spec, tokenizer, hypotheses),
+        request.truncation,
+        tokenizer.offsets,
+        max_windows,
+        tokenizer.tokens_per_char,
+    ) if needs_tokenizer(request, spec, tokenizer) else windows.Windows((request.text,), -1, False)  # fmt: skip
+    warnings = []
+    if problem := mismatch(request.text, spec.languages):
+        warnings.append(AnswerWarning(code="language_mismatch", message=problem))
+    task = Task(fitted.texts, hypotheses, request.multi_label, request.chunk_aggregation)
+    return Prepared(task, [label.name for label in labels], fitted.truncated, len(fitted.texts), warnings)
+
+
+def prepare_all(
+    requests: Sequence[ClassifyRequest], spec: ModelSpec, tokenizer: Tokenizer, max_windows: int, max_pairs: int
+) -> list[Prepared]:
+    """Every request of a call; stops at the first one that breaks a limit, so a hostile call costs little."""
+    out, pairs = [], 0
+    for i, request in enumerate(requests):
+        where = f"item {i}: " if len(requests) > 1 else ""
+        try:
+            prepared = prepare(request, spec, tokenizer, max_windows)
+        except windows.TooLong as exc:
+            raise InvalidRequest(f"{where}{exc}") from None
+        pairs += prepared.pairs
+        if pairs > max_pairs:
+            raise InvalidRequest(
+                f"{where}the call needs {pairs}+ (text window, phrasing) pairs; the limit is {max_pairs} "
+                "(ZSC_MAX_PAIRS_PER_REQUEST): fewer labels, phrasings or windows, or split the call"
+            )
+        out.append(prepared)
+    return out
+
+
+def _longest_hypothesis(request: ClassifyRequest, spec: ModelSpec) -> int:
+    if spec.kind != "nli":
+        return len(spec.text_prefix)
+    template = request.hypothesis_template or spec.default_template
+    return max(len(h) for label in request.label_list for h in label.hypotheses_for(template))
+
+
+def _room(request: ClassifyRequest, spec: ModelSpec, tokenizer: Tokenizer, hypotheses) -> int:
+    """Text tokens that fit in the model's window beside the longest hypothesis (NLI), or the prefix."""
+    if spec.kind == "nli":
+        longest = max(tokenizer.counts([h for hyps in hypotheses for h in hyps]))
+        return spec.max_length - tokenizer.specials(pair=True) - longest
+    prefix = tokenizer.counts([spec.text_prefix])[0] if spec.text_prefix else 0
+    return spec.max_length - tokenizer.specials(pair=False) - prefix
+
+
+def answer(request: ClassifyRequest, prepared: Prepared, scores: Sequence[float], model: str, revision: str):
+    ranked = sorted(zip(prepared.names, scores), key=lambda p: p[1], reverse=True)
+    if request.multi_label:
+        cut = DEFAULT_MULTI_LABEL_THRESHOLD if request.threshold is None else request.threshold
+        predicted: str | list[str] | None = [name for name, s in ranked if s >= cut]
+    else:
+        name, top = ranked[0]
+        predicted = name if request.threshold is None or top >= request.threshold else None
+    shown = ranked[: request.top_k] if request.top_k else ranked
+    return ClassifyResponse(
+        labels=[name for name, _ in shown],
+        scores=[s for _, s in shown],
+        multi_label=request.multi_label,
+        predicted=predicted,
+        truncated=prepared.truncated,
+        windows=prepared.windows,
+        warnings=prepared.warnings,
+        model=model,
+        revision=revision,
+    )
