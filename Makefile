@@ -15,17 +15,19 @@ N ?= 3
 CLUSTER_PORT ?= 8080
 PYTEST_ARGS ?=
 LOADTEST_ARGS ?=
+ACCURACY_ARGS ?=
 
 export BENTOML_DO_NOT_TRACK := True
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke
+.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke accuracy
 
 help:
 	@echo "make serve            run the service on port $(PORT) (bundled multilingual model unless ZSC_MODEL names another)"
 	@echo "make test             install everything and run lint + all tests"
 	@echo "make import-model SOURCE=...  import a model (bundled | DIR | modelscope:ID | hf:ID)"
 	@echo "make bench            ceiling vs engine vs service vs naive, torch vs ONNX fp32/int8, cache (~15 min)"
+	@echo "make accuracy         zsc evaluate + zsc tune of both bundled models on English, THUCNews, CIC (~3 min) -> docs/evaluation.md"
 	@echo "make bench-gpu        on a GPU machine: parity, ceiling, service at 1-8 workers, naive (ZSC_DEVICE=cpu: dry run)"
 	@echo "make image            CPU image $(IMAGE):latest (buildah here, Docker where an engine runs); make image-smoke runs it"
 	@echo "make client           regenerate the typed Python client in clients/python"
@@ -37,7 +39,7 @@ $(BIN)/.installed: pyproject.toml $(CONSTRAINTS)
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -c $(CONSTRAINTS) -e ".[onnx,torch,import,dev]" -e ./clients/python
+	$(BIN)/pip install -c $(CONSTRAINTS) -e ".[onnx,torch,import,eval,dev]" -e ./clients/python
 	touch $@
 
 venv: $(BIN)/.installed
@@ -77,6 +79,9 @@ integration: system-deps venv
 
 bench: system-deps venv
 	$(BIN)/python -m loadtest.bench $(BENCH_ARGS)
+
+accuracy: venv
+	$(BIN)/python -m loadtest.accuracy $(ACCURACY_ARGS)
 
 bench-smoke: system-deps venv
 	$(BIN)/python -m loadtest.bench --smoke $(BENCH_ARGS)

@@ -108,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     ls.add_argument("--json", action="store_true", help="one JSON object per model, with all its metadata")
     ls.set_defaults(func=_list)
 
+    from .cli_eval import add_parsers
+
+    add_parsers(sub)
+
     args = parser.parse_args(argv)
     # our progress lines at INFO; third-party loggers (onnxruntime's quantizer logs every tensor) at WARNING
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")

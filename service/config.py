@@ -108,6 +108,13 @@ class Settings:
         "Socket timeout of every Redis call; past it the request goes on without Redis.", default=50
     )
 
+    # Label sets ------------------------------------------------------------------------------------
+    label_sets: str = _doc(
+        "Directory of label-set YAML files (zsc tune writes them) loaded at start-up; requests name a set "
+        "with label_set. Empty = none.",
+        default="",
+    )
+
     # Limits ----------------------------------------------------------------------------------------
     max_text_chars: int = _doc("Longest accepted text, in characters.", default=10000)
     max_labels: int = _doc("Most candidate labels in one request or batch item.", default=64)

@@ -605,11 +605,9 @@ def convert(
     n_params = int(sum(a.size for a in state.values()))
     progress(f"writing model.safetensors ({n_params * np.dtype(dtype).itemsize / 1e6:.0f} MB)")
     source_sha = _sha256(src)
-    save_file(
-        state,
-        str(dst / "model.safetensors"),
-        metadata={"format": "pt", "source": f"{DIST_NAME}=={DIST_VERSION}:{MODEL_FILE}", "source_sha256": source_sha},
-    )
+    # One metadata key only: safetensors writes the metadata map in hash order, which changes from run to
+    # run, and the model's revision is a hash of the files. Where the weights came from is in the facts.
+    save_file(state, str(dst / "model.safetensors"), metadata={"format": "pt"})
     del state
 
     progress(f"building the tokenizer ({len(f.pieces)} pieces, {len(f.norm_map)} normalisation rules)")

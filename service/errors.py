@@ -27,6 +27,10 @@ class ServiceError(Exception):
 
     error_type: ClassVar[str]
     status: ClassVar[int]
+    message: ClassVar[str] = ""  # errors that always say the same thing
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or self.message)
 
     def body(self) -> dict[str, str]:
         return {"error": str(self), "error_type": self.error_type}
@@ -40,14 +44,23 @@ class InvalidRequest(ServiceError):
     status = 400
 
 
+class LabelSetNotFound(ServiceError):
+    """A request names a label set the service does not hold."""
+
+    error_type = "label_set_not_found"
+    status = 404
+
+    def __init__(self, name: str, available: list[str]) -> None:
+        have = ", ".join(sorted(available)) if available else "none (ZSC_LABEL_SETS is not set or empty)"
+        super().__init__(f"unknown label set {name!r}; the service holds: {have}")
+
+
 class Overloaded(ServiceError):
     """Adaptive batching predicted this request would wait past ZSC_MAX_LATENCY_MS and shed it."""
 
     error_type = "overloaded"
     status = 503
-
-    def __init__(self) -> None:
-        super().__init__("the service is overloaded: this request would wait past ZSC_MAX_LATENCY_MS; retry later")
+    message = "the service is overloaded: this request would wait past ZSC_MAX_LATENCY_MS; retry later"
 
 
 class BackendFailure(ServiceError):
@@ -65,9 +78,7 @@ class InternalError(ServiceError):
 
     error_type = "internal_error"
     status = 500
-
-    def __init__(self) -> None:
-        super().__init__("internal error: the request could not be completed; the server log has the details")
+    message = "internal error: the request could not be completed; the server log has the details"
 
 
 def error_response(error: ServiceError, ctx: Any = None) -> JSONResponse:

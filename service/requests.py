@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from . import windows
-from .errors import InvalidRequest
+from .errors import InvalidRequest, LabelSetNotFound
+from .label_sets import LabelSet
 from .languages import mismatch
 from .model_spec import ModelSpec
 from .schemas import AnswerWarning, ClassifyRequest, ClassifyResponse
@@ -31,10 +32,42 @@ class Prepared:
     truncated: bool = False
     windows: int = 1
     warnings: list[AnswerWarning] = field(default_factory=list)
+    thresholds: dict[str, float] = field(default_factory=dict)  # per label (a multi-label set's)
 
     @property
     def pairs(self) -> int:
         return len(self.task.texts) * sum(len(h) for h in self.task.hypotheses)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    request: ClassifyRequest  # with the label set's fields filled in
+    thresholds: dict[str, float]
+    warnings: list[AnswerWarning]
+
+
+def resolve(request: ClassifyRequest, sets: dict[str, LabelSet], model: str, revision: str) -> Resolved:
+    """A request naming a label set, with the set's labels, template, multi_label and threshold filled in
+    where the request does not give its own (LabelSetNotFound: 404)."""
+    if request.label_set is None:
+        return Resolved(request, {}, [])
+    found = sets.get(request.label_set)
+    if found is None:
+        raise LabelSetNotFound(request.label_set, list(sets))
+    own = request.model_dump(exclude_unset=True, exclude={"label_set"})
+    merged = ClassifyRequest.model_validate({**found.request_fields(), **own})
+    thresholds = found.thresholds if merged.multi_label and "threshold" not in own else {}
+    warnings = []
+    if not found.matches(model, revision):
+        warnings.append(
+            AnswerWarning(
+                code="label_set_model_mismatch",
+                message=f"label set {found.name!r} was tuned on {found.model or '?'} (revision "
+                f"{found.revision or '?'}); this service runs {model} (revision {revision}): its wording and "
+                "thresholds may not carry over",
+            )
+        )
+    return Resolved(merged, thresholds, warnings)
 
 
 def needs_tokenizer(request: ClassifyRequest, spec: ModelSpec, tokenizer: Tokenizer) -> bool:
@@ -65,16 +98,18 @@ def prepare(request: ClassifyRequest, spec: ModelSpec, tokenizer: Tokenizer, max
 
 
 def prepare_all(
-    requests: Sequence[ClassifyRequest], spec: ModelSpec, tokenizer: Tokenizer, max_windows: int, max_pairs: int
+    resolved: Sequence[Resolved], spec: ModelSpec, tokenizer: Tokenizer, max_windows: int, max_pairs: int
 ) -> list[Prepared]:
     """Every request of a call; stops at the first one that breaks a limit, so a hostile call costs little."""
     out, pairs = [], 0
-    for i, request in enumerate(requests):
-        where = f"item {i}: " if len(requests) > 1 else ""
+    for i, r in enumerate(resolved):
+        where = f"item {i}: " if len(resolved) > 1 else ""
         try:
-            prepared = prepare(request, spec, tokenizer, max_windows)
+            prepared = prepare(r.request, spec, tokenizer, max_windows)
         except windows.TooLong as exc:
             raise InvalidRequest(f"{where}{exc}") from None
+        prepared.thresholds = r.thresholds
+        prepared.warnings = r.warnings + prepared.warnings
         pairs += prepared.pairs
         if pairs > max_pairs:
             raise InvalidRequest(
@@ -105,7 +140,7 @@ def answer(request: ClassifyRequest, prepared: Prepared, scores: Sequence[float]
     ranked = sorted(zip(prepared.names, scores), key=lambda p: p[1], reverse=True)
     if request.multi_label:
         cut = DEFAULT_MULTI_LABEL_THRESHOLD if request.threshold is None else request.threshold
-        predicted: str | list[str] | None = [name for name, s in ranked if s >= cut]
+        predicted: str | list[str] | None = [name for name, s in ranked if s >= prepared.thresholds.get(name, cut)]
     else:
         name, top = ranked[0]
         predicted = name if request.threshold is None or top >= request.threshold else None

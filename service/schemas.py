@@ -133,9 +133,17 @@ class ClassifyRequest(BaseModel):
         description="The text to classify, in any language the model covers.",
         examples=["My card was charged twice for one order", "我的快递三天了还没到，什么时候发货？"],
     )
-    labels: list[StrictStr | LabelObject] | StrictStr = Field(
-        description="Candidate labels: a list of names or label objects, or one string separated by ',' or '，'.",
+    labels: list[StrictStr | LabelObject] | StrictStr | None = Field(
+        default=None,
+        description="Candidate labels: a list of names or label objects, or one string separated by ',' or '，'. "
+        "Required unless label_set is given.",
         examples=[["billing", "shipping", "praise"], ["物流", "退款", "表扬"]],
+    )
+    label_set: StrictStr | None = Field(
+        default=None,
+        description="A label set the service holds (GET /label_sets): its labels, template, threshold; fields "
+        "given here override the set's.",
+        examples=["support-intents"],
     )
     hypothesis_template: StrictStr | None = Field(
         default=None,
@@ -173,7 +181,9 @@ class ClassifyRequest(BaseModel):
 
     @field_validator("labels")
     @classmethod
-    def _labels(cls, labels: str | list[str | LabelObject]) -> list[str | LabelObject]:
+    def _labels(cls, labels: str | list[str | LabelObject] | None) -> list[str | LabelObject] | None:
+        if labels is None:
+            return None
         s = settings()
         items: list[str | LabelObject] = split_labels(labels) if isinstance(labels, str) else list(labels)
         if not items or (len(items) == 1 and isinstance(items[0], str) and not items[0].strip()):
@@ -218,6 +228,8 @@ class ClassifyRequest(BaseModel):
 
     @model_validator(mode="after")
     def _pairs(self) -> ClassifyRequest:
+        if self.labels is None and self.label_set is None:
+            raise ValueError("no labels: send labels, or the name of a label set (label_set)")
         limit = settings().max_pairs_per_request
         if self.pairs > limit:
             raise ValueError(f"{self.pairs} pairs; the limit is {limit} (ZSC_MAX_PAIRS_PER_REQUEST)")
@@ -225,7 +237,7 @@ class ClassifyRequest(BaseModel):
 
     @property
     def label_list(self) -> list[Label]:
-        assert isinstance(self.labels, list)  # the validator always makes it a list
+        assert isinstance(self.labels, list), "a label set is resolved before the labels are read"
         return [Label(x) if isinstance(x, str) else x.label() for x in self.labels]
 
     @property
@@ -234,7 +246,9 @@ class ClassifyRequest(BaseModel):
 
     @property
     def pairs(self) -> int:
-        """(text, phrasing) pairs before the text is split into windows."""
+        """(text, phrasing) pairs before the text is split into windows (0 until a label set is resolved)."""
+        if self.labels is None:
+            return 0
         return sum(max(1, len(x.descriptions) + len(x.hypotheses)) for x in self.label_list)
 
 
@@ -309,7 +323,10 @@ class ClassifyBatchResponse(BaseModel):
 class HfParameters(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    candidate_labels: list[StrictStr] | StrictStr = Field(description="Candidate labels, as in /classify.")
+    candidate_labels: list[StrictStr] | StrictStr | None = Field(
+        default=None, description="Candidate labels, as in /classify; required unless label_set is given."
+    )
+    label_set: StrictStr | None = Field(default=None, description="A label set the service holds (an extension).")
     multi_label: StrictBool | None = Field(default=None, description="As in /classify (default false).")
     hypothesis_template: StrictStr | None = Field(default=None, description="As in /classify.")
 
@@ -343,9 +360,13 @@ class HfZeroShotRequest(BaseModel):
         """The same classifications as /classify requests (validated as such)."""
         texts = [self.inputs] if isinstance(self.inputs, str) else self.inputs
         p = self.parameters
-        common = {"labels": p.candidate_labels, "multi_label": bool(p.multi_label)}
-        if p.hypothesis_template is not None:
-            common["hypothesis_template"] = p.hypothesis_template
+        given = {
+            "labels": p.candidate_labels,
+            "label_set": p.label_set,
+            "multi_label": p.multi_label,
+            "hypothesis_template": p.hypothesis_template,
+        }
+        common = {k: v for k, v in given.items() if v is not None}
         return [ClassifyRequest.model_validate({"text": t, **common}) for t in texts]
 
 

@@ -13,6 +13,7 @@ import os
 
 import bentoml
 
+from . import routes
 from .config import settings
 from .errors import BackendFailure, error_boundary
 from .schemas import (
@@ -53,6 +54,9 @@ class ZeroShotClassifier:
 
         self._ready = False
         log.info("settings: %s", S.redacted())
+        from .label_sets import load_dir
+
+        self.label_sets = load_dir(S.label_sets) if S.label_sets else {}
         stored = self.model_ref
         self.spec = ModelSpec.from_metadata(stored.info.metadata)
         self.model_tag = str(stored.tag)
@@ -136,10 +140,12 @@ class ZeroShotClassifier:
     async def _classify(self, requests: list[ClassifyRequest], ctx: bentoml.Context) -> list[ClassifyResponse]:
         import anyio
 
-        from .requests import answer, needs_tokenizer, prepare_all
+        from .requests import answer, needs_tokenizer, prepare_all, resolve
 
         tokenizer = self.engine.tokenizer
-        args = (requests, self.spec, tokenizer, S.max_windows, S.max_pairs_per_request)
+        resolved = [resolve(r, self.label_sets, self.model_tag, self.spec.revision) for r in requests]
+        requests = [r.request for r in resolved]
+        args = (resolved, self.spec, tokenizer, S.max_windows, S.max_pairs_per_request)
         if any(needs_tokenizer(r, self.spec, tokenizer) for r in requests):  # long texts: off the event loop
             prepared = await anyio.to_thread.run_sync(prepare_all, *args)
         else:
@@ -172,3 +178,7 @@ class ZeroShotClassifier:
             raise BackendFailure(exc) from exc
         self._metrics.observe_engine(stats)
         return rows
+
+
+# GET routes (the label sets; BentoML's APIs are POST), answered beside the APIs above
+ZeroShotClassifier.mount_asgi_app(routes.app, path="/", name="zsc_routes")

@@ -271,12 +271,17 @@ def test_embeddings_match_the_c_engine(hf, engine, texts):
 def test_float16_checkpoint(tmp_path, engine, texts):
     from transformers import AutoModel, AutoTokenizer
 
-    facts = cv.convert(tmp_path, dtype="float16")
+    first, again = tmp_path / "first", tmp_path / "again"
+    facts = cv.convert(first, dtype="float16")
     assert facts["dtype"] == "float16"
-    assert (tmp_path / "model.safetensors").stat().st_size < 260e6  # fp32: ~470 MB
-    model, info = AutoModel.from_pretrained(tmp_path, output_loading_info=True)
+    assert (first / "model.safetensors").stat().st_size < 260e6  # fp32: ~470 MB
+    # the same bytes every time: the model's revision (a hash of its files) names the conversion
+    cv.convert(again, dtype="float16")
+    for path in sorted(first.iterdir()):
+        assert path.read_bytes() == (again / path.name).read_bytes(), path.name
+    model, info = AutoModel.from_pretrained(first, output_loading_info=True)
     assert info["missing_keys"] == [] and info["unexpected_keys"] == []
-    tokenizer = AutoTokenizer.from_pretrained(tmp_path)
+    tokenizer = AutoTokenizer.from_pretrained(first)
     sample = _same_tokens(tokenizer, engine, [t for t in texts[::10] if engine.token_count(t) <= EMBED_MAX_TOKENS])
     # fp16 weights, fp32 compute (transformers loads float32 unless asked otherwise)
     cosine = np.sum(hf_embed(tokenizer, model.eval(), sample) * engine.embed(sample), axis=1)

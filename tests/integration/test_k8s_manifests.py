@@ -27,6 +27,7 @@ from kubernetes_validate.utils import SchemaNotFoundError
 
 from harness.metrics import scrape
 from service.config import Settings
+from service.label_sets import load_dir
 from tests.support.server import ROOT
 
 K8S_VERSION = "1.32.0"  # oldest Kubernetes the manifests target (native preStop sleep: 1.30+)
@@ -205,7 +206,8 @@ def test_every_reference_resolves(overlay):
     [source] = rule["from"]
     assert source["podSelector"]["matchLabels"] == {"app.kubernetes.io/name": APP}
     env = {e["name"]: e for e in classifier_container(overlay)["env"]}
-    assert list(env)[:2] == ["REDIS_PASSWORD", "ZSC_REDIS_URL"], "a $(VAR) must be declared before its use"
+    names_in_order = list(env)
+    assert names_in_order.index("REDIS_PASSWORD") < names_in_order.index("ZSC_REDIS_URL"), "declare $(VAR) first"
     assert env["ZSC_REDIS_URL"]["value"] == "redis://:$(REDIS_PASSWORD)@zsc-redis:6379/0"
     assert ("Service", "zsc-redis") in names
     if overlay == "kserve":
@@ -298,6 +300,24 @@ def bentoml_default_port() -> int:
     from bentoml._internal.configuration.containers import BentoMLContainer
 
     return BentoMLContainer.http.port.get()
+
+
+@pytest.mark.parametrize("overlay", ["cpu", "gpu"])
+def test_label_sets_are_mounted_and_each_file_loads(overlay, tmp_path):
+    docs = render(overlay)
+    container = classifier_container(overlay)
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    [mount] = [m for m in container["volumeMounts"] if m["mountPath"] == env["ZSC_LABEL_SETS"]]
+    volumes = one(docs, "Deployment")["spec"]["template"]["spec"]["volumes"]
+    [volume] = [v for v in volumes if v["name"] == mount["name"]]
+    config_map = one(docs, "ConfigMap", volume["configMap"]["name"])
+    # what the pod will see in the directory, loaded by the service's own loader
+    for name, text in config_map["data"].items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    sets = load_dir(tmp_path)
+    assert len(sets) == len(config_map["data"]) >= 1
+    for label_set in sets.values():  # tuned on the model the image serves by default
+        assert label_set.model == Settings().model, label_set.name
 
 
 def test_gpu_overlay_asks_for_a_gpu():

@@ -8,7 +8,8 @@ import pytest
 
 from service.errors import InvalidRequest
 from service.model_spec import ModelSpec
-from service.requests import answer, needs_tokenizer, prepare, prepare_all
+from service.requests import Resolved, answer, needs_tokenizer, prepare
+from service.requests import prepare_all as prepare_resolved
 from service.schemas import ClassifyRequest
 from service.tokenization import Tokenizer
 
@@ -85,6 +86,10 @@ def test_truncation_modes(tok):
         prepare(req(text=LONG, truncation="error"), NLI, tok, 8)
 
 
+def prepare_all(requests, *args):
+    return prepare_resolved([Resolved(r, {}, []) for r in requests], *args)
+
+
 def test_limits_after_chunking_are_400s(tok):
     with pytest.raises(InvalidRequest, match=r"windows of \d+; the limit is 2 \(ZSC_MAX_WINDOWS\)") as info:
         prepare_all([req(text=LONG, truncation="chunk")], NLI, tok, 2, 4096)
@@ -101,3 +106,38 @@ def test_language_warning(tok):
     assert [w.code for w in zh.warnings] == ["language_mismatch"]
     assert prepare(req(), NLI, tok, 8).warnings == []
     assert prepare(req(text="我的快递三天了还没到"), EMB, tok, 8).warnings == []  # languages not known
+
+
+def test_a_label_set_fills_in_what_the_request_does_not_say(tmp_path):
+    from service.errors import LabelSetNotFound
+    from service.label_sets import LabelSet
+    from service.requests import resolve
+
+    support = LabelSet.model_validate(
+        {
+            "name": "support",
+            "labels": [{"name": "billing", "description": "payments"}, "shipping"],
+            "hypothesis_template": "The customer writes about {}.",
+            "multi_label": True,
+            "thresholds": {"billing": 0.7},
+            "model": "multilingual-e5-small",
+            "revision": "r1",
+        }
+    )
+    sets = {"support": support}
+    r = resolve(
+        ClassifyRequest.model_validate({"text": "t", "label_set": "support"}), sets, "multilingual-e5-small:x", "r1"
+    )
+    assert r.request.names == ["billing", "shipping"] and r.request.multi_label
+    assert r.request.hypothesis_template == "The customer writes about {}."
+    assert r.thresholds == {"billing": 0.7} and r.warnings == []
+    own = resolve(
+        ClassifyRequest.model_validate({"text": "t", "label_set": "support", "threshold": 0.2, "labels": ["a", "b"]}),
+        sets,
+        "other:y",
+        "r2",
+    )
+    assert own.request.names == ["a", "b"] and own.thresholds == {}  # the request's own labels and threshold
+    assert [w.code for w in own.warnings] == ["label_set_model_mismatch"]
+    with pytest.raises(LabelSetNotFound, match=r"unknown label set 'nope'; the service holds: support"):
+        resolve(ClassifyRequest.model_validate({"text": "t", "label_set": "nope"}), sets, "m", "r")

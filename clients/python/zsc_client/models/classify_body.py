@@ -35,13 +35,15 @@ class ClassifyBody:
                 'praise'], 'text': 'My card was charged twice for one order', 'threshold': 0.6}
 
         Attributes:
-            labels (list[LabelObject | str]): Candidate labels: a list of names or label objects, or one string separated by
-                ',' or '，'.
             text (str): The text to classify, in any language the model covers.
             chunk_aggregation (ClassifyBodyChunkAggregation | Unset): With chunk: a label's evidence over the windows, the
                 strongest (max) or mean. Default: 'max'.
             hypothesis_template (str | Unset): How a label (or its description) becomes a hypothesis; must contain '{}'.
                 Default: the model's.
+            label_set (str | Unset): A label set the service holds (GET /label_sets): its labels, template, threshold;
+                fields given here override the set's.
+            labels (list[LabelObject | str] | Unset): Candidate labels: a list of names or label objects, or one string
+                separated by ',' or '，'. Required unless label_set is given.
             multi_label (bool | Unset): Score each label on its own (labels may all be true) instead of one softmax.
                 Default: False.
             threshold (float | Unset): Decision threshold in [0, 1]: single-label, `predicted` is the top label if its score
@@ -51,10 +53,11 @@ class ClassifyBody:
                 end (start), refuse it with 400 (error), or score it in overlapping windows (chunk). Default: 'end'.
      """
 
-    labels: list[LabelObject | str]
     text: str
     chunk_aggregation: ClassifyBodyChunkAggregation | Unset = 'max'
     hypothesis_template: str | Unset = UNSET
+    label_set: str | Unset = UNSET
+    labels: list[LabelObject | str] | Unset = UNSET
     multi_label: bool | Unset = False
     threshold: float | Unset = UNSET
     top_k: int | Unset = UNSET
@@ -66,17 +69,6 @@ class ClassifyBody:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.label_object import LabelObject # noqa: PLC0415
-        labels = []
-        for labels_item_data in self.labels:
-            labels_item: dict[str, Any] | str
-            if isinstance(labels_item_data, LabelObject):
-                labels_item = labels_item_data.to_dict()
-            else:
-                labels_item = labels_item_data
-            labels.append(labels_item)
-
-
-
         text = self.text
 
         chunk_aggregation: str | Unset = UNSET
@@ -85,6 +77,21 @@ class ClassifyBody:
 
 
         hypothesis_template = self.hypothesis_template
+
+        label_set = self.label_set
+
+        labels: list[dict[str, Any] | str] | Unset = UNSET
+        if not isinstance(self.labels, Unset):
+            labels = []
+            for labels_item_data in self.labels:
+                labels_item: dict[str, Any] | str
+                if isinstance(labels_item_data, LabelObject):
+                    labels_item = labels_item_data.to_dict()
+                else:
+                    labels_item = labels_item_data
+                labels.append(labels_item)
+
+
 
         multi_label = self.multi_label
 
@@ -101,13 +108,16 @@ class ClassifyBody:
         field_dict: dict[str, Any] = {}
 
         field_dict.update({
-            "labels": labels,
             "text": text,
         })
         if chunk_aggregation is not UNSET:
             field_dict["chunk_aggregation"] = chunk_aggregation
         if hypothesis_template is not UNSET:
             field_dict["hypothesis_template"] = hypothesis_template
+        if label_set is not UNSET:
+            field_dict["label_set"] = label_set
+        if labels is not UNSET:
+            field_dict["labels"] = labels
         if multi_label is not UNSET:
             field_dict["multi_label"] = multi_label
         if threshold is not UNSET:
@@ -125,27 +135,6 @@ class ClassifyBody:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.label_object import LabelObject # noqa: PLC0415
         d = dict(src_dict)
-        labels = []
-        _labels = d.pop("labels")
-        for labels_item_data in (_labels):
-            def _parse_labels_item(data: object) -> LabelObject | str:
-                try:
-                    if not isinstance(data, dict):
-                        raise TypeError()
-                    labels_item_type_1 = LabelObject.from_dict(data)
-
-
-
-                    return labels_item_type_1
-                except (TypeError, ValueError, AttributeError, KeyError):
-                    pass
-                return cast(LabelObject | str, data)
-
-            labels_item = _parse_labels_item(labels_item_data)
-
-            labels.append(labels_item)
-
-
         text = d.pop("text")
 
         _chunk_aggregation = d.pop("chunk_aggregation", UNSET)
@@ -159,6 +148,31 @@ class ClassifyBody:
 
 
         hypothesis_template = d.pop("hypothesis_template", UNSET)
+
+        label_set = d.pop("label_set", UNSET)
+
+        _labels = d.pop("labels", UNSET)
+        labels: list[LabelObject | str] | Unset = UNSET
+        if _labels is not UNSET:
+            labels = []
+            for labels_item_data in _labels:
+                def _parse_labels_item(data: object) -> LabelObject | str:
+                    try:
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        labels_item_type_1 = LabelObject.from_dict(data)
+
+
+
+                        return labels_item_type_1
+                    except (TypeError, ValueError, AttributeError, KeyError):
+                        pass
+                    return cast(LabelObject | str, data)
+
+                labels_item = _parse_labels_item(labels_item_data)
+
+                labels.append(labels_item)
+
 
         multi_label = d.pop("multi_label", UNSET)
 
@@ -177,10 +191,11 @@ class ClassifyBody:
 
 
         classify_body = cls(
-            labels=labels,
             text=text,
             chunk_aggregation=chunk_aggregation,
             hypothesis_template=hypothesis_template,
+            label_set=label_set,
+            labels=labels,
             multi_label=multi_label,
             threshold=threshold,
             top_k=top_k,

@@ -36,13 +36,15 @@ class ClassifyRequest:
                 'praise'], 'text': 'My card was charged twice for one order', 'threshold': 0.6}
 
         Attributes:
-            labels (list[LabelObject | str] | str): Candidate labels: a list of names or label objects, or one string
-                separated by ',' or '，'.
             text (str): The text to classify, in any language the model covers.
             chunk_aggregation (ClassifyRequestChunkAggregation | Unset): With chunk: a label's evidence over the windows,
                 the strongest (max) or mean. Default: 'max'.
             hypothesis_template (None | str | Unset): How a label (or its description) becomes a hypothesis; must contain
                 '{}'. Default: the model's.
+            label_set (None | str | Unset): A label set the service holds (GET /label_sets): its labels, template,
+                threshold; fields given here override the set's.
+            labels (list[LabelObject | str] | None | str | Unset): Candidate labels: a list of names or label objects, or
+                one string separated by ',' or '，'. Required unless label_set is given.
             multi_label (bool | Unset): Score each label on its own (labels may all be true) instead of one softmax.
                 Default: False.
             threshold (float | None | Unset): Decision threshold in [0, 1]: single-label, `predicted` is the top label if
@@ -52,10 +54,11 @@ class ClassifyRequest:
                 its end (start), refuse it with 400 (error), or score it in overlapping windows (chunk). Default: 'end'.
      """
 
-    labels: list[LabelObject | str] | str
     text: str
     chunk_aggregation: ClassifyRequestChunkAggregation | Unset = 'max'
     hypothesis_template: None | str | Unset = UNSET
+    label_set: None | str | Unset = UNSET
+    labels: list[LabelObject | str] | None | str | Unset = UNSET
     multi_label: bool | Unset = False
     threshold: float | None | Unset = UNSET
     top_k: int | None | Unset = UNSET
@@ -67,21 +70,6 @@ class ClassifyRequest:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.label_object import LabelObject # noqa: PLC0415
-        labels: list[dict[str, Any] | str] | str
-        if isinstance(self.labels, list):
-            labels = []
-            for labels_type_0_item_data in self.labels:
-                labels_type_0_item: dict[str, Any] | str
-                if isinstance(labels_type_0_item_data, LabelObject):
-                    labels_type_0_item = labels_type_0_item_data.to_dict()
-                else:
-                    labels_type_0_item = labels_type_0_item_data
-                labels.append(labels_type_0_item)
-
-
-        else:
-            labels = self.labels
-
         text = self.text
 
         chunk_aggregation: str | Unset = UNSET
@@ -94,6 +82,29 @@ class ClassifyRequest:
             hypothesis_template = UNSET
         else:
             hypothesis_template = self.hypothesis_template
+
+        label_set: None | str | Unset
+        if isinstance(self.label_set, Unset):
+            label_set = UNSET
+        else:
+            label_set = self.label_set
+
+        labels: list[dict[str, Any] | str] | None | str | Unset
+        if isinstance(self.labels, Unset):
+            labels = UNSET
+        elif isinstance(self.labels, list):
+            labels = []
+            for labels_type_0_item_data in self.labels:
+                labels_type_0_item: dict[str, Any] | str
+                if isinstance(labels_type_0_item_data, LabelObject):
+                    labels_type_0_item = labels_type_0_item_data.to_dict()
+                else:
+                    labels_type_0_item = labels_type_0_item_data
+                labels.append(labels_type_0_item)
+
+
+        else:
+            labels = self.labels
 
         multi_label = self.multi_label
 
@@ -118,13 +129,16 @@ class ClassifyRequest:
         field_dict: dict[str, Any] = {}
 
         field_dict.update({
-            "labels": labels,
             "text": text,
         })
         if chunk_aggregation is not UNSET:
             field_dict["chunk_aggregation"] = chunk_aggregation
         if hypothesis_template is not UNSET:
             field_dict["hypothesis_template"] = hypothesis_template
+        if label_set is not UNSET:
+            field_dict["label_set"] = label_set
+        if labels is not UNSET:
+            field_dict["labels"] = labels
         if multi_label is not UNSET:
             field_dict["multi_label"] = multi_label
         if threshold is not UNSET:
@@ -142,7 +156,43 @@ class ClassifyRequest:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.label_object import LabelObject # noqa: PLC0415
         d = dict(src_dict)
-        def _parse_labels(data: object) -> list[LabelObject | str] | str:
+        text = d.pop("text")
+
+        _chunk_aggregation = d.pop("chunk_aggregation", UNSET)
+        chunk_aggregation: ClassifyRequestChunkAggregation | Unset
+        if isinstance(_chunk_aggregation,  Unset):
+            chunk_aggregation = UNSET
+        else:
+            chunk_aggregation = check_classify_request_chunk_aggregation(_chunk_aggregation)
+
+
+
+
+        def _parse_hypothesis_template(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        hypothesis_template = _parse_hypothesis_template(d.pop("hypothesis_template", UNSET))
+
+
+        def _parse_label_set(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        label_set = _parse_label_set(d.pop("label_set", UNSET))
+
+
+        def _parse_labels(data: object) -> list[LabelObject | str] | None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
             try:
                 if not isinstance(data, list):
                     raise TypeError()
@@ -169,31 +219,9 @@ class ClassifyRequest:
                 return labels_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[LabelObject | str] | str, data)
+            return cast(list[LabelObject | str] | None | str | Unset, data)
 
-        labels = _parse_labels(d.pop("labels"))
-
-
-        text = d.pop("text")
-
-        _chunk_aggregation = d.pop("chunk_aggregation", UNSET)
-        chunk_aggregation: ClassifyRequestChunkAggregation | Unset
-        if isinstance(_chunk_aggregation,  Unset):
-            chunk_aggregation = UNSET
-        else:
-            chunk_aggregation = check_classify_request_chunk_aggregation(_chunk_aggregation)
-
-
-
-
-        def _parse_hypothesis_template(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        hypothesis_template = _parse_hypothesis_template(d.pop("hypothesis_template", UNSET))
+        labels = _parse_labels(d.pop("labels", UNSET))
 
 
         multi_label = d.pop("multi_label", UNSET)
@@ -229,10 +257,11 @@ class ClassifyRequest:
 
 
         classify_request = cls(
-            labels=labels,
             text=text,
             chunk_aggregation=chunk_aggregation,
             hypothesis_template=hypothesis_template,
+            label_set=label_set,
+            labels=labels,
             multi_label=multi_label,
             threshold=threshold,
             top_k=top_k,

@@ -24,13 +24,16 @@ T = TypeVar("T", bound="HfParameters")
 class HfParameters:
     """ 
         Attributes:
-            candidate_labels (list[str] | str): Candidate labels, as in /classify.
+            candidate_labels (list[str] | None | str | Unset): Candidate labels, as in /classify; required unless label_set
+                is given.
             hypothesis_template (None | str | Unset): As in /classify.
+            label_set (None | str | Unset): A label set the service holds (an extension).
             multi_label (bool | None | Unset): As in /classify (default false).
      """
 
-    candidate_labels: list[str] | str
+    candidate_labels: list[str] | None | str | Unset = UNSET
     hypothesis_template: None | str | Unset = UNSET
+    label_set: None | str | Unset = UNSET
     multi_label: bool | None | Unset = UNSET
 
 
@@ -38,8 +41,10 @@ class HfParameters:
 
 
     def to_dict(self) -> dict[str, Any]:
-        candidate_labels: list[str] | str
-        if isinstance(self.candidate_labels, list):
+        candidate_labels: list[str] | None | str | Unset
+        if isinstance(self.candidate_labels, Unset):
+            candidate_labels = UNSET
+        elif isinstance(self.candidate_labels, list):
             candidate_labels = self.candidate_labels
 
 
@@ -52,6 +57,12 @@ class HfParameters:
         else:
             hypothesis_template = self.hypothesis_template
 
+        label_set: None | str | Unset
+        if isinstance(self.label_set, Unset):
+            label_set = UNSET
+        else:
+            label_set = self.label_set
+
         multi_label: bool | None | Unset
         if isinstance(self.multi_label, Unset):
             multi_label = UNSET
@@ -62,10 +73,13 @@ class HfParameters:
         field_dict: dict[str, Any] = {}
 
         field_dict.update({
-            "candidate_labels": candidate_labels,
         })
+        if candidate_labels is not UNSET:
+            field_dict["candidate_labels"] = candidate_labels
         if hypothesis_template is not UNSET:
             field_dict["hypothesis_template"] = hypothesis_template
+        if label_set is not UNSET:
+            field_dict["label_set"] = label_set
         if multi_label is not UNSET:
             field_dict["multi_label"] = multi_label
 
@@ -76,18 +90,22 @@ class HfParameters:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        def _parse_candidate_labels(data: object) -> list[str] | str:
+        def _parse_candidate_labels(data: object) -> list[str] | None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
             try:
                 if not isinstance(data, list):
                     raise TypeError()
-                candidate_labels_type_0 = cast(list[str], data)
+                candidate_labels_type_1 = cast(list[str], data)
 
-                return candidate_labels_type_0
+                return candidate_labels_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[str] | str, data)
+            return cast(list[str] | None | str | Unset, data)
 
-        candidate_labels = _parse_candidate_labels(d.pop("candidate_labels"))
+        candidate_labels = _parse_candidate_labels(d.pop("candidate_labels", UNSET))
 
 
         def _parse_hypothesis_template(data: object) -> None | str | Unset:
@@ -98,6 +116,16 @@ class HfParameters:
             return cast(None | str | Unset, data)
 
         hypothesis_template = _parse_hypothesis_template(d.pop("hypothesis_template", UNSET))
+
+
+        def _parse_label_set(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        label_set = _parse_label_set(d.pop("label_set", UNSET))
 
 
         def _parse_multi_label(data: object) -> bool | None | Unset:
@@ -113,6 +141,7 @@ class HfParameters:
         hf_parameters = cls(
             candidate_labels=candidate_labels,
             hypothesis_template=hypothesis_template,
+            label_set=label_set,
             multi_label=multi_label,
         )
 
