@@ -330,6 +330,12 @@ class HfParameters(BaseModel):
     multi_label: StrictBool | None = Field(default=None, description="As in /classify (default false).")
     hypothesis_template: StrictStr | None = Field(default=None, description="As in /classify.")
 
+    @model_validator(mode="after")
+    def _some_labels(self) -> HfParameters:
+        if self.candidate_labels is None and self.label_set is None:
+            raise ValueError("candidate_labels is required (or label_set, a set the service holds)")
+        return self
+
 
 HF_EXAMPLE = {
     "inputs": "My card was charged twice for one order",
