@@ -5,13 +5,13 @@ the language warning, Hugging Face's client, and the limits with chunking."""
 from __future__ import annotations
 
 import json
-import time
 
 import httpx
 import numpy as np
 import pytest
 import torch
 
+from harness.metrics import counter
 from tests.support.reference import expected_embedding, expected_nli
 from tests.support.server import bento_server, run_cli
 
@@ -166,28 +166,30 @@ def test_truncation_error_names_the_count_and_the_limit(default_server):
     assert "tokens; this model sees at most" in body["error"] and 'truncation "end"' in body["error"], body
 
 
-def test_a_maximal_hostile_request_is_refused_quickly(default_server):
-    """The longest text, the most labels and phrasings, chunked: rejected before any model work."""
+def test_a_maximal_hostile_request_is_refused_before_any_model_work(default_server):
+    """The longest text, the most labels and phrasings, chunked: rejected with no forward pass at all.
+    (How fast that is belongs to the benchmarks; what it must not do is reach the model.)"""
     text = ("x, " * 4000)[:10_000]  # the longest text, at the most tokens per character (6,667 here)
     labels = [{"name": f"l{i}", "description": [f"phrasing {k} of label {i}" for k in range(8)]} for i in range(64)]
     body = {"text": text, "labels": labels, "truncation": "chunk"}
-    times = []
+    before = model_work(default_server)
     for _ in range(5):
-        t0 = time.perf_counter()
         r = httpx.post(f"{default_server}/classify", json=body, timeout=30)
-        times.append(time.perf_counter() - t0)
         assert r.status_code == 400, r.text
     assert r.json()["error_type"] == "invalid_request" and "ZSC_MAX_WINDOWS" in r.text, r.text
-    assert min(times) < 0.05, times
     batch = {"items": [{"text": text, "labels": ["a", "b"], "truncation": "chunk"}] * 256}
-    t0 = time.perf_counter()
     r = httpx.post(f"{default_server}/classify_batch", json=batch, timeout=60)
     assert r.status_code == 400 and "item 0: " in r.text and "ZSC_MAX_WINDOWS" in r.text, r.text
-    assert time.perf_counter() - t0 < 2.0
     # within the window limit but over the pairs: 12 windows x 512 phrasings
     body["text"] = ("x, " * 2400)[:7_000]
     r = httpx.post(f"{default_server}/classify", json=body, timeout=30)
     assert r.status_code == 400 and "ZSC_MAX_PAIRS_PER_REQUEST" in r.text, r.text
+    assert model_work(default_server) == before
+
+
+def model_work(url: str) -> tuple[float, float]:
+    """Forward passes and sequences through the model so far."""
+    return counter(url, "zsc_micro_batches"), counter(url, "zsc_sequences")
 
 
 # -- languages ----------------------------------------------------------------------------------------------

