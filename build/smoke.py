@@ -134,6 +134,17 @@ def main(argv: list[str] | None = None) -> int:
         summary["model"] = out["model"]
         status, out = http("POST", url + "/classify", {"text": "", "labels": ["a"]})
         check(status == 400, f"an empty text must get 400, got {status}")
+        status, page = http("GET", url + "/ui/")
+        check(status == 200 and "Zero-shot classifier" in str(page), f"/ui/ answered {status}: the page is not packed")
+        status, job = http("POST", url + "/jobs", {"texts": [CASES[0][0]], "labels": CASES[0][1]})
+        check(status == 202, f"POST /jobs answered {status}: {job}")
+        for _ in range(100):
+            status, state = http("GET", f"{url}/jobs/{job['id']}")
+            if state.get("state") == "done":
+                break
+            time.sleep(0.2)
+        check(state.get("state") == "done", f"a one-item job did not finish: {state}")
+        summary["job"] = {"id": job["id"], "items_per_s": state.get("items_per_s")}
 
         uid = sh(runner, "exec", cid, "id", "-u").stdout.strip()
         pid1 = sh(runner, "exec", cid, "cat", "/proc/1/cmdline").stdout.replace("\0", " ").strip()

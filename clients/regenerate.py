@@ -8,7 +8,9 @@
     ... --from-bento PATH|TAG                         # or from a built bento's apis/openapi.yaml
 
 The schema comes from the same object BentoML serves at ``/docs.json`` and writes into a bento's
-``apis/openapi.yaml`` (``Service.openapi_spec``), so no server or model is needed. It is normalised first
+``apis/openapi.yaml`` (``Service.openapi_spec``), so no server or model is needed, plus the routes the
+service mounts beside BentoML's APIs (label sets, jobs: ``service/openapi.py``), which BentoML does not
+document. It is normalised first
 (``normalise``): ``info`` (bento tag, BentoML's README text) and ``servers`` vary by build and say nothing
 about the API. The generated code depends only on that document and the pinned openapi-python-client.
 """
@@ -74,8 +76,9 @@ def schema_from_service() -> dict[str, Any]:
     env["BENTOML_DO_NOT_TRACK"] = "True"
     code = (
         "import json, sys\n"
+        "from service.openapi import merged\n"
         "from service.service import ZeroShotClassifier as S\n"
-        "json.dump(S.openapi_spec.asdict(), sys.stdout)\n"
+        "json.dump(merged(S.openapi_spec.asdict()), sys.stdout)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     if out.returncode != 0:
@@ -83,9 +86,17 @@ def schema_from_service() -> dict[str, Any]:
     return json.loads(out.stdout)
 
 
+def with_mounted_routes(spec: dict[str, Any]) -> dict[str, Any]:
+    """BentoML's document plus the routes the service mounts beside its APIs (service/openapi.py)."""
+    sys.path.insert(0, str(ROOT))
+    from service.openapi import merged
+
+    return merged(spec)
+
+
 def schema_from_url(url: str) -> dict[str, Any]:
     with urllib.request.urlopen(url.rstrip("/") + "/docs.json", timeout=30) as resp:  # noqa: S310
-        return json.loads(resp.read())
+        return with_mounted_routes(json.loads(resp.read()))
 
 
 def schema_from_bento(path_or_tag: str | Path) -> dict[str, Any]:
@@ -97,7 +108,7 @@ def schema_from_bento(path_or_tag: str | Path) -> dict[str, Any]:
         import bentoml
 
         path = Path(bentoml.get(str(path_or_tag)).path)
-    return yaml.safe_load((path / "apis" / "openapi.yaml").read_text())
+    return with_mounted_routes(yaml.safe_load((path / "apis" / "openapi.yaml").read_text()))
 
 
 def committed_schema() -> dict[str, Any]:

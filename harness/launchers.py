@@ -128,7 +128,8 @@ def redis_server(
     cmd = [system_bin("redis-server"), "--bind", HOST, "--port", str(port), "--save", "", "--appendonly", "no"]
     cmd += ["--daemonize", "no", "--dir", str(workdir)]
     if maxmemory:
-        cmd += ["--maxmemory", maxmemory, "--maxmemory-policy", "allkeys-lru"]
+        # volatile-lru: cache entries (each with a TTL) are evicted, never the job stream (none)
+        cmd += ["--maxmemory", maxmemory, "--maxmemory-policy", "volatile-lru"]
     if debug_command:  # DEBUG SLEEP, for tests that stall Redis
         cmd += ["--enable-debug-command", "local"]
     return Member(

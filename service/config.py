@@ -115,6 +115,39 @@ class Settings:
         default="",
     )
 
+    # Jobs ------------------------------------------------------------------------------------------
+    job_max_items: int = _doc("Most items in one job (POST /jobs).", default=100_000)
+    job_max_mb: int = _doc("Largest job upload or body, in megabytes; refused with 413 past it.", default=64)
+    job_chunk_items: int = _doc(
+        "Items per chunk: the unit a replica takes from the queue, stores results for and acknowledges.",
+        default=64,
+    )
+    job_slice_items: int = _doc(
+        "Items a job worker sends into the classifier at once; small, so an interactive request never waits "
+        "behind more than one slice.",
+        default=16,
+    )
+    job_ttl_s: int = _doc("How long a job and its results are kept after its last progress, in seconds.", default=86400)
+    job_visibility_s: int = _doc(
+        "With Redis: a chunk whose replica stopped renewing it for this long is claimed by another replica.",
+        default=60,
+    )
+    job_share_pct: int = _doc(
+        "Share of a replica's model time, in percent, that job work may take while interactive requests "
+        "are in flight (100 = no yielding); with no interactive load jobs take all of it.",
+        default=50,
+    )
+    job_max_attempts: int = _doc(
+        "Tries of a slice the model fails on, and deliveries of a chunk that kills its workers, before its "
+        "items are answered with an error.",
+        default=3,
+    )
+    job_workers: int = _doc(
+        "Chunks this replica works on at once (per BentoML worker); 0 = it accepts and serves jobs but runs "
+        "none (dedicated interactive replicas).",
+        default=1,
+    )
+
     # Limits ----------------------------------------------------------------------------------------
     max_text_chars: int = _doc("Longest accepted text, in characters.", default=10000)
     max_labels: int = _doc("Most candidate labels in one request or batch item.", default=64)
@@ -168,6 +201,13 @@ class Settings:
             "timeout_s",
             "cache_ttl_s",
             "redis_timeout_ms",
+            "job_max_items",
+            "job_max_mb",
+            "job_chunk_items",
+            "job_slice_items",
+            "job_ttl_s",
+            "job_visibility_s",
+            "job_max_attempts",
         ]
         for name in positive:
             if getattr(self, name) <= 0:
@@ -181,6 +221,10 @@ class Settings:
                 )
         if self.max_batch_size == 1:
             raise ValueError("ZSC_MAX_BATCH_SIZE must be >= 2 (BentoML's batching needs it), or 0 for the default")
+        if not 1 <= self.job_share_pct <= 100:
+            raise ValueError(f"ZSC_JOB_SHARE_PCT must be between 1 and 100, got {self.job_share_pct}")
+        if self.job_workers < 0:
+            raise ValueError(f"ZSC_JOB_WORKERS must be >= 0, got {self.job_workers}")
         if self.batches_in_flight > 4:
             raise ValueError("ZSC_BATCHES_IN_FLIGHT must be at most 4: more only queues work and memory")
 

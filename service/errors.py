@@ -55,6 +55,33 @@ class LabelSetNotFound(ServiceError):
         super().__init__(f"unknown label set {name!r}; the service holds: {have}")
 
 
+class JobNotFound(ServiceError):
+    """A job id this service does not know: never submitted, or its results expired."""
+
+    error_type = "job_not_found"
+    status = 404
+
+    def __init__(self, job_id: str, ttl_s: int) -> None:
+        super().__init__(
+            f"no job {job_id!r}: it was never submitted, or it expired (a job is kept {ttl_s} s after its last "
+            "progress, ZSC_JOB_TTL_S)"
+        )
+
+
+class PayloadTooLarge(ServiceError):
+    """A job upload over ZSC_JOB_MAX_MB, refused before it is read to the end."""
+
+    error_type = "payload_too_large"
+    status = 413
+
+
+class JobStoreUnavailable(ServiceError):
+    """The job store (Redis) does not answer; interactive classification is unaffected."""
+
+    error_type = "job_store_unavailable"
+    status = 503
+
+
 class Overloaded(ServiceError):
     """Adaptive batching predicted this request would wait past ZSC_MAX_LATENCY_MS and shed it."""
 

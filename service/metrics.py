@@ -40,6 +40,34 @@ BREAKER_OPEN = Gauge(
     "zsc_cache_breaker_open", "1 while the tier's circuit breaker skips it", ["tier"], multiprocess_mode="max"
 )
 
+JOBS = Counter("zsc_jobs_total", "Jobs by event: submitted, finished, cancelled", ["event"])
+JOB_ITEMS = Counter("zsc_jobs_items_total", "Job items classified and stored (answers and item errors)")
+JOB_CHUNKS = Counter(
+    "zsc_jobs_chunks_total",
+    "Job chunks by outcome: stored; skipped (cancelled or expired job); claimed (taken over after the visibility "
+    "timeout); retried (a slice the model failed on)",
+    ["outcome"],
+)
+JOB_QUEUE = Gauge(
+    "zsc_jobs_queue_depth", "Chunks queued or in progress (the Redis stream's length)", multiprocess_mode="max"
+)
+
+# every series exists from the start (dashboards and alerts see 0, not "no data")
+for _event in ("submitted", "finished", "cancelled"):
+    JOBS.labels(_event)
+for _outcome in ("stored", "skipped", "claimed", "retried"):
+    JOB_CHUNKS.labels(_outcome)
+
+
+def observe_job_worker(event: str, n: int) -> None:
+    """The job worker's events (jobs/worker.py) as metrics."""
+    if event == "items":
+        JOB_ITEMS.inc(n)
+    elif event == "finished":
+        JOBS.labels("finished").inc(n)
+    else:  # chunks -> stored, skipped, claimed, retries -> retried
+        JOB_CHUNKS.labels({"chunks": "stored", "retries": "retried"}.get(event, event)).inc(n)
+
 
 def observe_batch(jobs: int, sequences: int) -> None:
     BATCH_REQUESTS.observe(jobs)

@@ -10,12 +10,15 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import socket
+import time
 
 import bentoml
+from pydantic import ValidationError
 
 from . import routes
 from .config import settings
-from .errors import BackendFailure, error_boundary
+from .errors import BackendFailure, ServiceError, error_boundary
 from .schemas import (
     ClassifyBatchRequest,
     ClassifyBatchResponse,
@@ -28,6 +31,7 @@ from .schemas import (
 
 log = logging.getLogger("zsc.service")
 S = settings()
+INTERACTIVE_GRACE_S = 0.5  # jobs keep yielding this long after the last interactive request ends
 # The GPU deployment (ZSC_DEVICE=cuda) declares its GPU so BentoML assigns one per worker.
 _resources = {"gpu": 1} if S.device == "cuda" else None
 
@@ -97,6 +101,9 @@ class ZeroShotClassifier:
             row_width=row_width,
         )
         log.info("cache: in-process tier%s", f" + Redis at {redis.url}" if redis else " only (no ZSC_REDIS_URL)")
+        self._interactive = 0  # interactive requests in flight: the job worker yields while there are any
+        self._interactive_seen = 0.0  # when the last one ended (time.monotonic)
+        self.jobs = self._job_manager()
         # Everything loaded so far lives as long as the process: move it out of the garbage collector's
         # sight, so the collections that request handling triggers do not scan the model's objects.
         gc.collect()
@@ -108,8 +115,21 @@ class ZeroShotClassifier:
         # Readiness is the model's, never Redis's: without Redis the service answers from the model.
         return self._ready
 
+    @bentoml.on_startup
+    async def _start_jobs(self) -> None:
+        import asyncio
+
+        if self.jobs.worker is not None:  # on the serving event loop: the worker's tasks live there
+            self.jobs.worker.start()
+            log.info("job worker: %s", self.jobs.worker.config)
+        self._depth_watch = asyncio.create_task(self.jobs.watch_depth(self._metrics.JOB_QUEUE.set))
+
     @bentoml.on_shutdown
     async def _close(self) -> None:
+        self._depth_watch.cancel()
+        if self.jobs.worker is not None:
+            await self.jobs.worker.stop()  # its unfinished chunk goes back to the queue for another worker
+        await self.jobs.store.close()
         if self.classifier.redis is not None:
             await self.classifier.redis.close()
 
@@ -138,6 +158,17 @@ class ZeroShotClassifier:
 
     # -- helpers ------------------------------------------------------------------------------------
     async def _classify(self, requests: list[ClassifyRequest], ctx: bentoml.Context) -> list[ClassifyResponse]:
+        self._interactive += 1
+        try:
+            return await self._answer(requests, ctx)
+        finally:
+            self._interactive -= 1
+            self._interactive_seen = time.monotonic()
+
+    def _interactive_busy(self) -> bool:
+        return self._interactive > 0 or time.monotonic() - self._interactive_seen < INTERACTIVE_GRACE_S
+
+    async def _answer(self, requests: list[ClassifyRequest], ctx: bentoml.Context) -> list[ClassifyResponse]:
         import anyio
 
         from .requests import answer, needs_tokenizer, prepare_all, resolve
@@ -161,6 +192,64 @@ class ZeroShotClassifier:
             for r, p, res in zip(requests, prepared, results)
         ]
 
+    async def _run_job_items(self, items: list[dict]) -> list[dict]:
+        """A slice of a job's items through the interactive path (cache, batching, engine): each item's
+        answer as /classify_batch gives it, or its own error (the rest of the slice goes on)."""
+        import anyio
+
+        from .jobs.records import item_error
+        from .requests import answer, prepare_all, resolve
+
+        def prepare_each():
+            out = []
+            for raw in items:
+                try:
+                    request = ClassifyRequest.model_validate(raw)
+                    resolved = resolve(request, self.label_sets, self.model_tag, self.spec.revision)
+                    [prepared] = prepare_all(
+                        [resolved], self.spec, self.engine.tokenizer, S.max_windows, S.max_pairs_per_request
+                    )
+                    out.append((resolved.request, prepared))
+                except ServiceError as exc:
+                    out.append(item_error(str(exc), exc.error_type))
+                except ValidationError as exc:
+                    out.append(item_error(str(exc.errors()[0]["msg"]), "invalid_request"))
+            return out
+
+        prepared = await anyio.to_thread.run_sync(prepare_each)
+        ready = [p for p in prepared if isinstance(p, tuple)]
+        results = iter(await self.classifier.classify([p.task for _, p in ready]))
+        return [
+            p if isinstance(p, dict)
+            else answer(p[0], p[1], next(results).scores, self.model_tag, self.spec.revision).model_dump(mode="json")
+            for p in prepared
+        ]  # fmt: skip
+
+    def _job_manager(self):
+        from . import metrics
+        from .jobs.manager import JobManager
+        from .jobs.redis_store import RedisJobStore
+        from .jobs.store import MemoryJobStore
+        from .jobs.worker import JobWorker, WorkerConfig
+
+        if S.redis_url:
+            store = RedisJobStore(S.redis_url, S.cache_prefix, S.job_visibility_s)
+        else:
+            store = MemoryJobStore()
+        worker = None
+        if S.job_workers:
+            config = WorkerConfig(
+                consumer=f"{socket.gethostname()}-{os.getpid()}",
+                concurrency=S.job_workers,
+                slice_items=S.job_slice_items,
+                share=S.job_share_pct / 100,
+                visibility_s=S.job_visibility_s,
+                max_attempts=S.job_max_attempts,
+            )
+            worker = JobWorker(store, self._run_job_items, config, self._interactive_busy, metrics.observe_job_worker)
+        log.info("jobs: %s store%s", store.backend, "" if worker else ", no worker on this replica (ZSC_JOB_WORKERS=0)")
+        return JobManager(store, worker, S.job_chunk_items, S.job_ttl_s)
+
     # The engine's two stages, in the batcher's threads. Whatever goes wrong in there is the model's
     # failure, reported as such to every request of the merged batch.
     def _prepare(self, sequences):
@@ -180,5 +269,5 @@ class ZeroShotClassifier:
         return rows
 
 
-# GET routes (the label sets; BentoML's APIs are POST), answered beside the APIs above
+# Routes that are not one JSON body in and out (label sets, jobs, the web page), beside the APIs above
 ZeroShotClassifier.mount_asgi_app(routes.app, path="/", name="zsc_routes")

@@ -55,6 +55,8 @@ def test_bentoml_build_packs_the_service_model_and_lean_requirements(built_bento
     assert len(models) == 1 and models[0].startswith("multilingual-e5-small:"), models
     assert info["image"]["base_image"]  # docker.base_image, not the legacy cuda_version path
     assert os.path.isfile(f"{path}/src/service/service.py")
+    for static in ("index.html", "app.js", "app.css"):  # the /ui page is not Python: included by name
+        assert os.path.isfile(f"{path}/src/service/ui/static/{static}"), static
     assert not os.path.exists(f"{path}/src/tests")
     reqs = open(f"{path}/env/python/requirements.txt").read()
     names = {Requirement(line).name.lower() for line in reqs.splitlines() if line and not line.startswith("#")}

@@ -41,7 +41,11 @@ needs_generator = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def live_schema(default_server):
-    return httpx.get(f"{default_server}/docs.json", timeout=30).json()
+    """The whole API as the live service describes it: BentoML's /docs.json plus the mounted routes."""
+    whole = httpx.get(f"{default_server}/openapi.json", timeout=30).json()
+    assert whole == regenerate.schema_from_url(default_server)  # /docs.json merged on this side: the same
+    assert {"/jobs", "/jobs/{job_id}", "/jobs/{job_id}/results", "/label_sets"} <= set(whole["paths"])
+    return whole
 
 
 def test_committed_schema_matches_the_live_service(live_schema):
@@ -171,3 +175,32 @@ def test_typed_client_label_objects_decisions_and_long_texts(default_server):
             body=ClassifyBody(text="The match report. " * 400, labels=["sports", "cooking"], truncation="chunk"),
         )
         assert long.windows > 1 and long.truncated is False
+
+
+def test_typed_client_runs_a_job_and_lists_label_sets(default_server):
+    """The routes mounted beside BentoML's APIs are in the client too (service/openapi.py)."""
+    import time
+
+    from zsc_client.api.classifier import label_sets
+    from zsc_client.api.jobs import cancel_job, job_results, job_status, submit_job
+    from zsc_client.models import ErrorBody, JobAnswer, JobResultsPage, JobStatus, JobSubmission
+
+    texts = ["The striker scored twice", "Shares fell after the results", "A new phone was announced"]
+    with Client(base_url=default_server, timeout=httpx.Timeout(60)) as client:
+        job = submit_job.sync(client=client, body=JobSubmission(texts=texts, labels=LABELS))
+        assert isinstance(job, JobStatus) and job.total == 3 and job.links.self_ == f"/jobs/{job.id}"
+        for _ in range(300):
+            status = job_status.sync(job.id, client=client)
+            if status.state == "done":
+                break
+            time.sleep(0.2)
+        assert status.done == 3
+        page = job_results.sync(job.id, client=client, offset=1, limit=2)
+        assert isinstance(page, JobResultsPage) and [r.index for r in page.results] == [1, 2]
+        assert all(isinstance(r, JobAnswer) for r in page.results) and page.next_offset is None
+        direct = classify.sync(client=client, body=ClassifyBody(text=texts[1], labels=LABELS))
+        assert page.results[0].labels == direct.labels and page.results[0].scores == direct.scores
+        assert cancel_job.sync(job.id, client=client).state == "done"  # finished: cancel changes nothing
+        missing = job_status.sync("nope", client=client)
+        assert isinstance(missing, ErrorBody) and missing.error_type == "job_not_found"
+        assert label_sets.sync(client=client).label_sets == []  # the default server holds none

@@ -353,7 +353,7 @@ def dashboard_json() -> dict:
 
 
 def dashboard_exprs() -> list[str]:
-    return [t["expr"] for p in dashboard_json()["panels"] for t in p["targets"]]
+    return [t["expr"] for p in dashboard_json()["panels"] for t in p.get("targets", [])]  # rows have none
 
 
 def alert_exprs() -> list[str]:
@@ -470,6 +470,6 @@ def test_dashboard_and_adapter_promql_parse(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     panels = dashboard_json()["panels"]
     titles = " ".join(p["title"].lower() for p in panels)
-    for topic in ("requests per second", "p99", "error", "batch size", "cache hit", "in flight", "replicas"):
+    for topic in ("requests per second", "p99", "error", "batch size", "cache hit", "in flight", "replicas", "job"):
         assert topic in titles, topic
     assert len({p["id"] for p in panels}) == len(panels)

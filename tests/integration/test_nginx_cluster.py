@@ -76,7 +76,7 @@ def test_shipped_config_matches_the_service_settings():
     assert 0 < seconds(next_timeout) <= seconds(read_timeout), "retries must be bounded in time"
 
     # retried: connection errors, 502, 503 (load shed), POST included; passed through: 429, 504, 500
-    [retry_on] = conf["proxy_next_upstream"]
+    retry_on, jobs_retry_on = conf["proxy_next_upstream"]  # the server's, then the jobs location's
     assert {"error", "timeout", "http_502", "http_503", "non_idempotent"} <= set(retry_on)
     assert not {"http_429", "http_504", "http_500", "off"} & set(retry_on)
     [[tries]] = conf["proxy_next_upstream_tries"]
@@ -84,10 +84,13 @@ def test_shipped_config_matches_the_service_settings():
     assert conf.get("proxy_intercept_errors", [["off"]]) == [["off"]]
     assert conf["proxy_request_buffering"] == [["on"]], "a body must be buffered to be re-sent"
 
-    # the largest legal request fits the body limit
-    [[body]] = conf["client_max_body_size"]
+    # the largest legal request fits the body limit; the jobs location takes the largest legal upload
+    [[body], [jobs_body]] = conf["client_max_body_size"]
     largest = s.max_batch_items * s.max_text_chars * 4 + s.max_pairs_per_request * s.max_label_chars * 4
     assert int(body.rstrip("m")) * 2**20 > largest
+    assert int(jobs_body.rstrip("m")) > s.job_max_mb
+    jobs_location = (NGINX_DIR / "nginx.conf").read_text().split("location /jobs {", 1)[1].split("}", 1)[0]
+    assert "non_idempotent" not in jobs_location and "non_idempotent" not in jobs_retry_on, "a job is created once"
 
     assert re.search(r"^upstream zsc_backends \{", (NGINX_DIR / "zsc-upstream.conf").read_text(), re.M)
     assert ["http://zsc_backends"] in conf["proxy_pass"]

@@ -17,6 +17,7 @@ from .classify_request_truncation import ClassifyRequestTruncation
 from .classify_response import ClassifyResponse
 from .classify_response_io_descriptor import ClassifyResponseIODescriptor
 from .classify_result import ClassifyResult
+from .error_body import ErrorBody
 from .hf_parameters import HfParameters
 from .hf_zero_shot_hf_zero_shot_request_io_descriptor import HfZeroShotHfZeroShotRequestIODescriptor
 from .hf_zero_shot_output_io_descriptor_type_0 import HfZeroShotOutputIODescriptorType0
@@ -26,7 +27,21 @@ from .hf_zero_shot_response_200_type_0 import HfZeroShotResponse200Type0
 from .hf_zero_shot_response_200_type_1_item import HfZeroShotResponse200Type1Item
 from .internal_server_error import InternalServerError
 from .invalid_argument import InvalidArgument
+from .job_answer import JobAnswer
+from .job_item_error import JobItemError
+from .job_links import JobLinks
+from .job_results_page import JobResultsPage
+from .job_results_page_state import JobResultsPageState
+from .job_status import JobStatus
+from .job_status_backend import JobStatusBackend
+from .job_status_state import JobStatusState
+from .job_submission import JobSubmission
+from .job_submission_chunk_aggregation_type_0 import JobSubmissionChunkAggregationType0
+from .job_submission_truncation_type_0 import JobSubmissionTruncationType0
 from .label_object import LabelObject
+from .label_set_summary import LabelSetSummary
+from .label_set_summary_thresholds import LabelSetSummaryThresholds
+from .label_sets import LabelSets
 from .not_found import NotFound
 from .task_status_response import TaskStatusResponse
 from .task_status_response_status import TaskStatusResponseStatus
@@ -49,6 +64,7 @@ __all__ = (
     "ClassifyResponse",
     "ClassifyResponseIODescriptor",
     "ClassifyResult",
+    "ErrorBody",
     "HfParameters",
     "HfZeroShotHfZeroShotRequestIODescriptor",
     "HfZeroShotOutputIODescriptorType0",
@@ -58,7 +74,21 @@ __all__ = (
     "HfZeroShotResponse200Type1Item",
     "InternalServerError",
     "InvalidArgument",
+    "JobAnswer",
+    "JobItemError",
+    "JobLinks",
+    "JobResultsPage",
+    "JobResultsPageState",
+    "JobStatus",
+    "JobStatusBackend",
+    "JobStatusState",
+    "JobSubmission",
+    "JobSubmissionChunkAggregationType0",
+    "JobSubmissionTruncationType0",
     "LabelObject",
+    "LabelSets",
+    "LabelSetSummary",
+    "LabelSetSummaryThresholds",
     "NotFound",
     "TaskStatusResponse",
     "TaskStatusResponseStatus",

@@ -1,0 +1,393 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..models.job_submission_chunk_aggregation_type_0 import check_job_submission_chunk_aggregation_type_0
+from ..models.job_submission_chunk_aggregation_type_0 import JobSubmissionChunkAggregationType0
+from ..models.job_submission_truncation_type_0 import check_job_submission_truncation_type_0
+from ..models.job_submission_truncation_type_0 import JobSubmissionTruncationType0
+from ..types import UNSET, Unset
+from typing import cast
+
+if TYPE_CHECKING:
+  from ..models.classify_request import ClassifyRequest
+  from ..models.label_object import LabelObject
+
+
+
+
+
+T = TypeVar("T", bound="JobSubmission")
+
+
+
+@_attrs_define
+class JobSubmission:
+    """ Items to classify in the background: `items` (classify bodies, or bare texts) and/or `texts`, with any other
+    /classify field as a default for every item (an item's own fields win). A JSON-lines or CSV file can be posted
+    instead: multipart `file` with these fields as form fields, or the file as the body (application/x-ndjson, text/csv)
+    with them as query parameters.
+
+        Attributes:
+            chunk_aggregation (JobSubmissionChunkAggregationType0 | None | Unset): With chunk: a label's evidence over the
+                windows, the strongest (max) or mean.
+            hypothesis_template (None | str | Unset): How a label (or its description) becomes a hypothesis; must contain
+                '{}'. Default: the model's.
+            items (list[ClassifyRequest | str] | None | Unset): Classify bodies or texts.
+            label_set (None | str | Unset): A label set the service holds (GET /label_sets): its labels, template,
+                threshold; fields given here override the set's.
+            labels (list[LabelObject | str] | None | str | Unset): Candidate labels: a list of names or label objects, or
+                one string separated by ',' or '，'. Required unless label_set is given.
+            multi_label (bool | None | Unset): Score each label on its own (labels may all be true) instead of one softmax.
+            texts (list[str] | None | Unset): Texts, each classified with the shared fields.
+            threshold (float | None | Unset): Decision threshold in [0, 1]: single-label, `predicted` is the top label if
+                its score reaches it, else null; multi-label, every label at or above it. Default: the top label / 0.5.
+            top_k (int | None | Unset): Return only the k best labels.
+            truncation (JobSubmissionTruncationType0 | None | Unset): A text longer than the model's window: cut its end
+                (end), keep its end (start), refuse it with 400 (error), or score it in overlapping windows (chunk).
+     """
+
+    chunk_aggregation: JobSubmissionChunkAggregationType0 | None | Unset = UNSET
+    hypothesis_template: None | str | Unset = UNSET
+    items: list[ClassifyRequest | str] | None | Unset = UNSET
+    label_set: None | str | Unset = UNSET
+    labels: list[LabelObject | str] | None | str | Unset = UNSET
+    multi_label: bool | None | Unset = UNSET
+    texts: list[str] | None | Unset = UNSET
+    threshold: float | None | Unset = UNSET
+    top_k: int | None | Unset = UNSET
+    truncation: JobSubmissionTruncationType0 | None | Unset = UNSET
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.classify_request import ClassifyRequest # noqa: PLC0415
+        from ..models.label_object import LabelObject # noqa: PLC0415
+        chunk_aggregation: None | str | Unset
+        if isinstance(self.chunk_aggregation, Unset):
+            chunk_aggregation = UNSET
+        elif isinstance(self.chunk_aggregation, str):
+            chunk_aggregation = self.chunk_aggregation
+        else:
+            chunk_aggregation = self.chunk_aggregation
+
+        hypothesis_template: None | str | Unset
+        if isinstance(self.hypothesis_template, Unset):
+            hypothesis_template = UNSET
+        else:
+            hypothesis_template = self.hypothesis_template
+
+        items: list[dict[str, Any] | str] | None | Unset
+        if isinstance(self.items, Unset):
+            items = UNSET
+        elif isinstance(self.items, list):
+            items = []
+            for items_type_0_item_data in self.items:
+                items_type_0_item: dict[str, Any] | str
+                if isinstance(items_type_0_item_data, ClassifyRequest):
+                    items_type_0_item = items_type_0_item_data.to_dict()
+                else:
+                    items_type_0_item = items_type_0_item_data
+                items.append(items_type_0_item)
+
+
+        else:
+            items = self.items
+
+        label_set: None | str | Unset
+        if isinstance(self.label_set, Unset):
+            label_set = UNSET
+        else:
+            label_set = self.label_set
+
+        labels: list[dict[str, Any] | str] | None | str | Unset
+        if isinstance(self.labels, Unset):
+            labels = UNSET
+        elif isinstance(self.labels, list):
+            labels = []
+            for labels_type_0_item_data in self.labels:
+                labels_type_0_item: dict[str, Any] | str
+                if isinstance(labels_type_0_item_data, LabelObject):
+                    labels_type_0_item = labels_type_0_item_data.to_dict()
+                else:
+                    labels_type_0_item = labels_type_0_item_data
+                labels.append(labels_type_0_item)
+
+
+        else:
+            labels = self.labels
+
+        multi_label: bool | None | Unset
+        if isinstance(self.multi_label, Unset):
+            multi_label = UNSET
+        else:
+            multi_label = self.multi_label
+
+        texts: list[str] | None | Unset
+        if isinstance(self.texts, Unset):
+            texts = UNSET
+        elif isinstance(self.texts, list):
+            texts = self.texts
+
+
+        else:
+            texts = self.texts
+
+        threshold: float | None | Unset
+        if isinstance(self.threshold, Unset):
+            threshold = UNSET
+        else:
+            threshold = self.threshold
+
+        top_k: int | None | Unset
+        if isinstance(self.top_k, Unset):
+            top_k = UNSET
+        else:
+            top_k = self.top_k
+
+        truncation: None | str | Unset
+        if isinstance(self.truncation, Unset):
+            truncation = UNSET
+        elif isinstance(self.truncation, str):
+            truncation = self.truncation
+        else:
+            truncation = self.truncation
+
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({
+        })
+        if chunk_aggregation is not UNSET:
+            field_dict["chunk_aggregation"] = chunk_aggregation
+        if hypothesis_template is not UNSET:
+            field_dict["hypothesis_template"] = hypothesis_template
+        if items is not UNSET:
+            field_dict["items"] = items
+        if label_set is not UNSET:
+            field_dict["label_set"] = label_set
+        if labels is not UNSET:
+            field_dict["labels"] = labels
+        if multi_label is not UNSET:
+            field_dict["multi_label"] = multi_label
+        if texts is not UNSET:
+            field_dict["texts"] = texts
+        if threshold is not UNSET:
+            field_dict["threshold"] = threshold
+        if top_k is not UNSET:
+            field_dict["top_k"] = top_k
+        if truncation is not UNSET:
+            field_dict["truncation"] = truncation
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.classify_request import ClassifyRequest # noqa: PLC0415
+        from ..models.label_object import LabelObject # noqa: PLC0415
+        d = dict(src_dict)
+        def _parse_chunk_aggregation(data: object) -> JobSubmissionChunkAggregationType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                chunk_aggregation_type_0 = check_job_submission_chunk_aggregation_type_0(data)
+
+
+
+                return chunk_aggregation_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(JobSubmissionChunkAggregationType0 | None | Unset, data)
+
+        chunk_aggregation = _parse_chunk_aggregation(d.pop("chunk_aggregation", UNSET))
+
+
+        def _parse_hypothesis_template(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        hypothesis_template = _parse_hypothesis_template(d.pop("hypothesis_template", UNSET))
+
+
+        def _parse_items(data: object) -> list[ClassifyRequest | str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                items_type_0 = []
+                _items_type_0 = data
+                for items_type_0_item_data in (_items_type_0):
+                    def _parse_items_type_0_item(data: object) -> ClassifyRequest | str:
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            items_type_0_item_type_0 = ClassifyRequest.from_dict(data)
+
+
+
+                            return items_type_0_item_type_0
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(ClassifyRequest | str, data)
+
+                    items_type_0_item = _parse_items_type_0_item(items_type_0_item_data)
+
+                    items_type_0.append(items_type_0_item)
+
+                return items_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ClassifyRequest | str] | None | Unset, data)
+
+        items = _parse_items(d.pop("items", UNSET))
+
+
+        def _parse_label_set(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        label_set = _parse_label_set(d.pop("label_set", UNSET))
+
+
+        def _parse_labels(data: object) -> list[LabelObject | str] | None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                labels_type_0 = []
+                _labels_type_0 = data
+                for labels_type_0_item_data in (_labels_type_0):
+                    def _parse_labels_type_0_item(data: object) -> LabelObject | str:
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            labels_type_0_item_type_1 = LabelObject.from_dict(data)
+
+
+
+                            return labels_type_0_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(LabelObject | str, data)
+
+                    labels_type_0_item = _parse_labels_type_0_item(labels_type_0_item_data)
+
+                    labels_type_0.append(labels_type_0_item)
+
+                return labels_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[LabelObject | str] | None | str | Unset, data)
+
+        labels = _parse_labels(d.pop("labels", UNSET))
+
+
+        def _parse_multi_label(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        multi_label = _parse_multi_label(d.pop("multi_label", UNSET))
+
+
+        def _parse_texts(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                texts_type_0 = cast(list[str], data)
+
+                return texts_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        texts = _parse_texts(d.pop("texts", UNSET))
+
+
+        def _parse_threshold(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        threshold = _parse_threshold(d.pop("threshold", UNSET))
+
+
+        def _parse_top_k(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        top_k = _parse_top_k(d.pop("top_k", UNSET))
+
+
+        def _parse_truncation(data: object) -> JobSubmissionTruncationType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                truncation_type_0 = check_job_submission_truncation_type_0(data)
+
+
+
+                return truncation_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(JobSubmissionTruncationType0 | None | Unset, data)
+
+        truncation = _parse_truncation(d.pop("truncation", UNSET))
+
+
+        job_submission = cls(
+            chunk_aggregation=chunk_aggregation,
+            hypothesis_template=hypothesis_template,
+            items=items,
+            label_set=label_set,
+            labels=labels,
+            multi_label=multi_label,
+            texts=texts,
+            threshold=threshold,
+            top_k=top_k,
+            truncation=truncation,
+        )
+
+        return job_submission
+

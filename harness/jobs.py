@@ -1,0 +1,51 @@
+"""Submit a job, wait for it, read its results, over plain HTTP: what a user's script does (the tests and
+the jobs benchmark drive the jobs API through these)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import httpx
+
+from .process import HarnessError
+
+
+def submit(url: str, body: dict | None = None, **kwargs) -> dict:
+    """POST /jobs (a JSON body, or files=/content= for uploads); the 202 answer."""
+    if body is not None:
+        kwargs["json"] = body
+    r = httpx.post(f"{url}/jobs", timeout=300, **kwargs)
+    if r.status_code != 202:
+        raise HarnessError(f"POST /jobs answered {r.status_code}: {r.text[:500]}")
+    return r.json()
+
+
+def status(url: str, job_id: str) -> dict:
+    r = httpx.get(f"{url}/jobs/{job_id}", timeout=30)
+    if r.status_code != 200:
+        raise HarnessError(f"GET /jobs/{job_id} answered {r.status_code}: {r.text[:500]}")
+    return r.json()
+
+
+def wait(url: str, job_id: str, timeout: float = 300, until=("done", "cancelled"), poll_s: float = 0.3) -> dict:
+    """Poll until the job's state is one of ``until``; HarnessError past ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        job = status(url, job_id)
+        if job["state"] in until:
+            return job
+        if time.monotonic() > deadline:
+            raise HarnessError(f"job {job_id} still {job['state']} ({job['done']}/{job['total']}) after {timeout} s")
+        time.sleep(poll_s)
+
+
+def results_jsonl(url: str, job_id: str) -> list[dict]:
+    r = httpx.get(f"{url}/jobs/{job_id}/results", params={"format": "jsonl"}, timeout=300)
+    if r.status_code != 200 or not r.headers["content-type"].startswith("application/x-ndjson"):
+        raise HarnessError(f"results of {job_id}: {r.status_code} {r.text[:300]}")
+    return [json.loads(line) for line in r.text.splitlines() if line]
+
+
+def cancel(url: str, job_id: str) -> dict:
+    return httpx.delete(f"{url}/jobs/{job_id}", timeout=30).json()

@@ -1,0 +1,134 @@
+"""A job submission, from any of its shapes to a list of checked ``/classify`` bodies. Pure.
+
+Shapes (README "Jobs"):
+
+- JSON: ``{"items": [classify bodies]}`` and/or ``{"texts": [...]}``, with any other ``/classify`` field
+  (``labels``, ``label_set``, ``hypothesis_template``, ``multi_label``, ``threshold``, ...) shared by every
+  item (an item's own fields win);
+- a JSON-lines file (each line a classify body, or a bare JSON string: the text) or a CSV file (a text
+  column, ``text`` unless ``text_column`` says otherwise), uploaded as multipart ``file`` or sent as the
+  body (``application/x-ndjson``, ``text/csv``); the shared fields then come as form fields or query
+  parameters (``labels=a,b`` or a JSON list, ``multi_label=true``, ``threshold=0.5``).
+
+Every item is validated with the ``/classify`` rules before anything is queued: a bad item rejects the
+submission with its line number, so a job never half-runs on a typo.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import InvalidRequest
+from ..schemas import ClassifyRequest
+
+# fields of a submission that are not /classify fields
+FILE_OPTIONS = ("text_column",)
+REQUEST_FIELDS = tuple(f for f in ClassifyRequest.model_fields if f != "text")
+MAX_REPORTED = 5  # item errors named in one answer
+
+
+def from_json(body: Any, max_items: int) -> list[dict[str, Any]]:
+    if not isinstance(body, dict):
+        raise InvalidRequest('a job is a JSON object: {"texts": [...], "labels": [...]} or {"items": [...]}')
+    unknown = sorted(set(body) - {"items", "texts", *REQUEST_FIELDS})
+    if unknown:
+        raise InvalidRequest(f"unknown field(s) {unknown}; a job takes items, texts and the /classify fields")
+    items, texts = body.get("items", []), body.get("texts", [])
+    if not isinstance(items, list) or not isinstance(texts, list):
+        raise InvalidRequest("items and texts must be lists")
+    if not items and not texts:
+        raise InvalidRequest("the job has no items: give items (classify bodies) or texts")
+    shared = {k: v for k, v in body.items() if k not in ("items", "texts")}
+    raw = [*items, *({"text": t} for t in texts)]
+    return checked(raw, shared, max_items, what="item")
+
+
+def from_file(data: bytes, filename: str, content_type: str, options: Mapping[str, str], max_items: int):
+    """Items of an uploaded (or posted) JSON-lines or CSV file, with the shared fields of ``options``."""
+    shared, text_column = shared_fields(options)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidRequest(f"the file is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    kind = file_kind(filename, content_type)
+    if kind == "csv":
+        rows = list(csv.DictReader(io.StringIO(text)))
+        if rows and text_column not in rows[0]:
+            raise InvalidRequest(f"the CSV has no column {text_column!r}; its columns are {list(rows[0])}")
+        raw: list[Any] = [{"text": row[text_column]} for row in rows]
+    else:
+        raw = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            if len(raw) >= max_items:
+                raise InvalidRequest(f"more than {max_items} items (ZSC_JOB_MAX_ITEMS): split the file")
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidRequest(f"line {n} is not JSON: {exc.msg}") from None
+            raw.append({"text": value} if isinstance(value, str) else value)
+    if not raw:
+        raise InvalidRequest("the file has no items")
+    return checked(raw, shared, max_items, what="line" if kind == "jsonl" else "row")
+
+
+def file_kind(filename: str, content_type: str) -> str:
+    name, ctype = filename.lower(), content_type.lower()
+    if name.endswith(".csv") or "csv" in ctype:
+        return "csv"
+    if name.endswith((".jsonl", ".ndjson", ".json")) or "json" in ctype or not name:
+        return "jsonl"
+    raise InvalidRequest(f"{filename}: upload a .jsonl (one classify body or text per line) or a .csv file")
+
+
+def shared_fields(options: Mapping[str, str]) -> tuple[dict[str, Any], str]:
+    """Form fields or query parameters as /classify fields (JSON values where they parse as JSON)."""
+    unknown = sorted(set(options) - {*REQUEST_FIELDS, *FILE_OPTIONS})
+    if unknown:
+        raise InvalidRequest(f"unknown option(s) {unknown}; allowed: {[*REQUEST_FIELDS, *FILE_OPTIONS]}")
+    shared: dict[str, Any] = {}
+    for key, value in options.items():
+        if key in FILE_OPTIONS or value == "":
+            continue
+        try:  # labels=["a","b"], multi_label=true, threshold=0.5; anything else is a string (labels=a,b)
+            shared[key] = json.loads(value)
+        except json.JSONDecodeError:
+            shared[key] = value
+    return shared, options.get("text_column") or "text"
+
+
+def checked(raw: list[Any], shared: dict[str, Any], max_items: int, what: str) -> list[dict[str, Any]]:
+    """Each item merged over the shared fields and validated as a /classify body; 400 naming the first
+    bad ones (1-based, as editors number lines)."""
+    if len(raw) > max_items:
+        raise InvalidRequest(f"{len(raw)} items; the limit is {max_items} (ZSC_JOB_MAX_ITEMS): split the job")
+    items, problems = [], []
+    for n, item in enumerate(raw, start=1):
+        if isinstance(item, str):
+            item = {"text": item}
+        if not isinstance(item, dict):
+            problems.append(f"{what} {n}: a classify body (an object) or a text (a string), not {type(item).__name__}")
+            continue
+        merged = {**shared, **item}
+        try:
+            ClassifyRequest.model_validate(merged)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            msg = first["msg"].removeprefix("Value error, ")
+            problems.append(f"{what} {n}: {where}: {msg}" if where else f"{what} {n}: {msg}")
+        else:
+            items.append(merged)
+        if len(problems) >= MAX_REPORTED:
+            break
+    if problems:
+        more = " (and maybe more)" if len(problems) >= MAX_REPORTED else ""
+        raise InvalidRequest("; ".join(problems) + more)
+    return items

@@ -1,0 +1,91 @@
+"""The jobs of one replica: submit (cut into chunks, queue), look up, cancel, read results in item order;
+and the worker that runs chunks here. What ``api.py`` calls."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from ..errors import JobNotFound
+from .records import JobInfo
+from .store import JobStore
+from .worker import JobWorker
+
+log = logging.getLogger("zsc.jobs")
+RESULT_CHUNKS_PER_READ = 16  # chunks fetched from the store per round trip when streaming results
+
+
+class JobManager:
+    def __init__(self, store: JobStore, worker: JobWorker | None, chunk_items: int, ttl_s: int) -> None:
+        self.store = store
+        self.worker = worker
+        self.chunk_items = chunk_items
+        self.ttl_s = ttl_s
+
+    @property
+    def backend(self) -> str:
+        return self.store.backend
+
+    async def submit(self, items: list[dict[str, Any]]) -> JobInfo:
+        size = self.chunk_items
+        chunks = [items[i : i + size] for i in range(0, len(items), size)]
+        job = JobInfo(
+            id=uuid.uuid4().hex,  # unguessable: the id is what lets a caller read the results
+            state="queued",
+            total=len(items),
+            chunks=len(chunks),
+            chunk_items=size,
+            created=time.time(),
+            ttl_s=self.ttl_s,
+        )
+        await self.store.create(job, chunks)
+        return job
+
+    async def get(self, job_id: str) -> JobInfo:
+        job = await self.store.info(job_id)
+        if job is None:
+            raise JobNotFound(job_id, self.ttl_s)
+        return job
+
+    async def cancel(self, job_id: str) -> JobInfo:
+        job = await self.store.cancel(job_id)
+        if job is None:
+            raise JobNotFound(job_id, self.ttl_s)
+        return job
+
+    async def results(self, job: JobInfo, offset: int, limit: int) -> list[dict[str, Any]]:
+        """The finished items among ``offset .. offset + limit - 1``, in order, each with its ``index``."""
+        end = min(job.total, offset + limit)
+        if offset >= end:
+            return []
+        chunks = range(offset // job.chunk_items, (end - 1) // job.chunk_items + 1)
+        stored = await self.store.results(job, chunks)
+        return [entry for entry in _entries(job, stored) if offset <= entry["index"] < end]
+
+    async def watch_depth(self, report: Callable[[int], None], every_s: float = 5.0) -> None:
+        """Report the queue's depth every few seconds, until cancelled (a store error skips one report)."""
+        while True:
+            try:
+                report(await self.store.depth())
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.debug("job queue depth: %s", exc)
+            await asyncio.sleep(every_s)
+
+    async def stream(self, job: JobInfo) -> AsyncIterator[dict[str, Any]]:
+        """Every finished item in order, fetched a few chunks at a time."""
+        for first in range(0, job.chunks, RESULT_CHUNKS_PER_READ):
+            stored = await self.store.results(job, range(first, min(job.chunks, first + RESULT_CHUNKS_PER_READ)))
+            for entry in _entries(job, stored):
+                yield entry
+
+
+def _entries(job: JobInfo, stored: dict[int, list[dict[str, Any]]]):
+    for index in sorted(stored):
+        for position, result in zip(job.chunk_range(index), stored[index]):
+            yield {"index": position, **result}

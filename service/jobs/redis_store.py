@@ -1,0 +1,200 @@
+"""Jobs shared by every replica through Redis: a Stream of chunks read by one consumer group.
+
+Why a Stream and not a queue library (RQ, Celery, arq, Dramatiq): those run a job in a worker process of
+their own, so a chunk would leave the replica's batcher and cache, and each brings its own broker
+protocol to operate. A Stream with a consumer group is the at-least-once queue itself, in the Redis the
+cache already uses: ``XREADGROUP`` hands each chunk to one replica and keeps it pending until ``XACK``;
+``XAUTOCLAIM`` gives a chunk pending longer than the visibility timeout (its worker died, or stopped
+renewing it) to another; the delivery count bounds retries. Results are written per chunk with
+``HSETNX`` inside a script that also advances the counters, so a chunk finished twice (a slow worker and
+the one that claimed it) is stored and counted once.
+
+Keys, under the cache prefix: ``<p>:jobs:stream`` (entries: job, chunk, items), ``<p>:job:<id>`` (a
+hash: state and counters) and ``<p>:job:<id>:results`` (chunk -> JSON list). A job's keys expire
+``ttl_s`` after its last progress.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+from .records import NOT_STORED, Chunk, JobInfo
+
+log = logging.getLogger("zsc.jobs.redis")
+
+_BEGIN = """
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return false end
+if state == 'queued' then
+  redis.call('HSET', KEYS[1], 'state', 'running', 'started', ARGV[1])
+  state = 'running'
+end
+return state
+"""
+# 2: stored now and it was the job's last chunk; 1: stored now; 0: already stored, or the job was cancelled
+# or has expired
+_COMPLETE = """
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state or state == 'cancelled' then return 0 end
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('HINCRBY', KEYS[1], 'done', ARGV[3])
+redis.call('HINCRBY', KEYS[1], 'errors', ARGV[4])
+local n = redis.call('HINCRBY', KEYS[1], 'chunks_done', 1)
+local outcome = 1
+if n >= tonumber(redis.call('HGET', KEYS[1], 'chunks')) then
+  redis.call('HSET', KEYS[1], 'state', 'done', 'finished', ARGV[5])
+  outcome = 2
+end
+redis.call('EXPIRE', KEYS[1], ARGV[6])
+redis.call('EXPIRE', KEYS[2], ARGV[6])
+return outcome
+"""
+_CANCEL = """
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return 0 end
+if state == 'queued' or state == 'running' then
+  redis.call('HSET', KEYS[1], 'state', 'cancelled', 'finished', ARGV[1])
+  redis.call('EXPIRE', KEYS[1], ARGV[2])
+  redis.call('EXPIRE', KEYS[2], ARGV[2])
+end
+return 1
+"""
+_INT_FIELDS = ("total", "chunks", "chunk_items", "done", "errors", "chunks_done", "ttl_s")
+_FLOAT_FIELDS = ("created", "started", "finished")
+
+
+class RedisJobStore:
+    backend = "redis"
+
+    def __init__(self, url: str, prefix: str, visibility_s: float, timeout_s: float = 5.0) -> None:
+        import redis.asyncio as aioredis
+
+        self._timeout_s = timeout_s
+        self._redis = aioredis.from_url(url, decode_responses=True, socket_timeout=timeout_s + 30)
+        self._stream = f"{prefix}:jobs:stream"
+        self._group = f"{prefix}-job-workers"
+        self._prefix = prefix
+        self._visibility_ms = int(visibility_s * 1000)
+        self._begin = self._redis.register_script(_BEGIN)
+        self._complete = self._redis.register_script(_COMPLETE)
+        self._cancel = self._redis.register_script(_CANCEL)
+        self._group_ready = False
+
+    def _job_key(self, job_id: str) -> str:
+        return f"{self._prefix}:job:{job_id}"
+
+    def _results_key(self, job_id: str) -> str:
+        return f"{self._prefix}:job:{job_id}:results"
+
+    async def _ensure_group(self) -> None:
+        if self._group_ready:
+            return
+        from redis.exceptions import ResponseError
+
+        try:
+            await self._redis.xgroup_create(self._stream, self._group, id="0", mkstream=True)
+        except ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+        self._group_ready = True
+
+    async def create(self, job: JobInfo, chunks: list[list[dict[str, Any]]]) -> None:
+        await self._ensure_group()
+        fields = {k: v for k, v in vars(job).items() if v is not None}
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hset(self._job_key(job.id), mapping=fields)
+            pipe.expire(self._job_key(job.id), job.ttl_s)
+            for i, items in enumerate(chunks):
+                pipe.xadd(self._stream, {"job": job.id, "chunk": i, "items": json.dumps(items, ensure_ascii=False)})
+            await pipe.execute()
+
+    async def info(self, job_id: str) -> JobInfo | None:
+        raw = await self._redis.hgetall(self._job_key(job_id))
+        if not raw:
+            return None
+        values: dict[str, Any] = {"id": raw["id"], "state": raw["state"]}
+        values.update({k: int(raw[k]) for k in _INT_FIELDS if k in raw})
+        values.update({k: float(raw[k]) for k in _FLOAT_FIELDS if k in raw})
+        return JobInfo(**values)
+
+    async def cancel(self, job_id: str) -> JobInfo | None:
+        job = await self.info(job_id)
+        if job is None:
+            return None
+        await self._cancel(keys=[self._job_key(job_id), self._results_key(job_id)], args=[time.time(), job.ttl_s])
+        return await self.info(job_id)
+
+    async def results(self, job: JobInfo, chunks: range) -> dict[int, list[dict[str, Any]]]:
+        if not chunks:
+            return {}
+        raw = await self._redis.hmget(self._results_key(job.id), [str(i) for i in chunks])
+        return {i: json.loads(r) for i, r in zip(chunks, raw) if r is not None}
+
+    async def take(self, consumer: str, wait_s: float) -> Chunk | None:
+        await self._ensure_group()
+        # first a chunk whose worker stopped renewing it, then a new one
+        _, claimed, *_ = await self._redis.xautoclaim(
+            self._stream, self._group, consumer, min_idle_time=self._visibility_ms, start_id="0-0", count=1
+        )
+        for entry_id, fields in claimed:
+            if not fields:  # deleted under its pending entry: nothing left to do
+                await self._redis.xack(self._stream, self._group, entry_id)
+                continue
+            [pending] = await self._redis.xpending_range(self._stream, self._group, entry_id, entry_id, 1)
+            log.warning("claimed chunk %s of job %s from a worker that stopped", fields["chunk"], fields["job"])
+            return self._chunk(entry_id, fields, consumer, pending["times_delivered"], reclaimed=True)
+        got = await self._redis.xreadgroup(
+            self._group, consumer, {self._stream: ">"}, count=1, block=max(1, int(wait_s * 1000))
+        )
+        for _, entries in got or []:
+            for entry_id, fields in entries:
+                return self._chunk(entry_id, fields, consumer, 1, reclaimed=False)
+        return None
+
+    @staticmethod
+    def _chunk(entry_id: str, fields: dict[str, str], consumer: str, deliveries: int, reclaimed: bool) -> Chunk:
+        items = json.loads(fields["items"])
+        return Chunk(
+            fields["job"], int(fields["chunk"]), items, entry_id, deliveries, reclaimed, {"consumer": consumer}
+        )
+
+    async def begin(self, chunk: Chunk) -> str | None:
+        return await self._begin(keys=[self._job_key(chunk.job_id)], args=[time.time()])
+
+    async def keepalive(self, chunk: Chunk) -> None:
+        # resets the entry's idle time, so no other replica claims a chunk that is still being worked on
+        consumer = chunk.extra["consumer"]
+        await self._redis.xclaim(self._stream, self._group, consumer, 0, [chunk.token], justid=True)
+
+    async def release(self, chunk: Chunk) -> None:
+        # a worker that stops (the pod is shutting down) gives its chunk back at once: marked idle for the
+        # whole visibility timeout, the next XAUTOCLAIM of any replica takes it instead of waiting that long
+        consumer = chunk.extra["consumer"]
+        await self._redis.xclaim(
+            self._stream, self._group, consumer, 0, [chunk.token], idle=self._visibility_ms, justid=True
+        )
+
+    async def complete(self, chunk: Chunk, results: list[dict[str, Any]], errors: int) -> int:
+        job = await self.info(chunk.job_id)
+        if job is None:
+            return NOT_STORED
+        return await self._complete(
+            keys=[self._job_key(chunk.job_id), self._results_key(chunk.job_id)],
+            args=[chunk.index, json.dumps(results, ensure_ascii=False), len(results), errors, time.time(), job.ttl_s],
+        )
+
+    async def ack(self, chunk: Chunk) -> None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.xack(self._stream, self._group, chunk.token)
+            pipe.xdel(self._stream, chunk.token)
+            await pipe.execute()
+
+    async def depth(self) -> int:
+        await self._ensure_group()
+        return int(await self._redis.xlen(self._stream))
+
+    async def close(self) -> None:
+        await self._redis.aclose()

@@ -1,0 +1,157 @@
+"""A replica's job worker: takes chunks from the store and classifies them, yielding to interactive traffic.
+
+A chunk's items go through the service's own path (``run_items``: the same validation, cache, adaptive
+batching and engine as ``/classify_batch``) in slices of ``slice_items``, so an interactive request never
+waits behind more than one small slice. While interactive requests are in flight (or were a moment ago)
+the worker sleeps after each slice so that its own model time stays under ``share`` of the wall time;
+with no interactive load it runs flat out.
+
+Failures: an item the service rejects (too long, an unknown label set) gets an error in place of its
+answer and the job goes on. A slice the model fails on is retried (``max_attempts``), then its items get
+the error. A chunk whose worker dies is claimed by another replica after the visibility timeout (Redis);
+one handed out more than ``max_attempts`` times (it kills its workers) is answered with errors unread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .records import ACTIVE, FINISHED, NOT_STORED, Chunk, is_error, item_error
+from .store import JobStore
+
+log = logging.getLogger("zsc.jobs.worker")
+
+RunItems = Callable[[list[dict[str, Any]]], Awaitable[list[dict[str, Any]]]]
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    consumer: str  # this worker's name in the consumer group (host and pid)
+    concurrency: int = 1  # chunks worked on at once
+    slice_items: int = 16  # items per call into the classifier
+    share: float = 0.5  # of the model's time while interactive requests are in flight
+    visibility_s: float = 60.0
+    max_attempts: int = 3
+    idle_wait_s: float = 2.0  # how long one take() blocks when the queue is empty
+
+
+class JobWorker:
+    def __init__(
+        self,
+        store: JobStore,
+        run_items: RunItems,
+        config: WorkerConfig,
+        interactive_busy: Callable[[], bool] = lambda: False,
+        observe: Callable[[str, int], None] = lambda event, n: None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.store = store
+        self._run_items = run_items
+        self.config = config
+        self._busy = interactive_busy
+        self._observe = observe  # ("items" | "chunks" | "finished" | "claimed" | "skipped" | "retries", count)
+        self._sleep = sleep
+        self._tasks: list[asyncio.Task] = []
+
+    def start(self) -> None:
+        self._tasks = [
+            asyncio.create_task(self._loop(), name=f"job-worker-{i}") for i in range(self.config.concurrency)
+        ]
+
+    async def stop(self) -> None:
+        """Stop taking chunks; a chunk being worked on is released unfinished, for another worker to take at
+        once (if this process dies instead, another replica claims it after the visibility timeout)."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks = []
+
+    async def _loop(self) -> None:
+        backoff = 0.5
+        while True:
+            try:
+                chunk = await self.store.take(self.config.consumer, self.config.idle_wait_s)
+                if chunk is not None:
+                    await self.process(chunk)
+                backoff = 0.5
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the store is unreachable: keep trying, slower
+                log.exception("job worker: store error; retrying in %.1f s", backoff)
+                await self._sleep(backoff)
+                backoff = min(backoff * 2, 10.0)
+
+    async def process(self, chunk: Chunk) -> bool:
+        """Work one chunk to the end; True when its results were stored by this call."""
+        state = await self.store.begin(chunk)
+        if state not in ACTIVE:  # cancelled, or expired: nothing to do
+            await self.store.ack(chunk)
+            self._observe("skipped", 1)
+            return False
+        if chunk.reclaimed:
+            self._observe("claimed", 1)
+        if chunk.deliveries > self.config.max_attempts:
+            message = f"this chunk was handed out {chunk.deliveries} times and never finished; given up"
+            results = [item_error(message, "job_item_failed")] * len(chunk.items)
+        else:
+            keepalive = asyncio.create_task(self._keep_alive(chunk))
+            try:
+                results = await self._classify(chunk)
+            except asyncio.CancelledError:  # the worker is stopping: hand the chunk to another worker now
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(self.store.release(chunk))
+                raise
+            finally:
+                keepalive.cancel()
+        outcome = await self.store.complete(chunk, results, sum(is_error(r) for r in results))
+        await self.store.ack(chunk)
+        if outcome != NOT_STORED:
+            self._observe("items", len(results))
+            self._observe("chunks", 1)
+        if outcome == FINISHED:
+            self._observe("finished", 1)
+        return outcome != NOT_STORED
+
+    async def _classify(self, chunk: Chunk) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        step = max(1, self.config.slice_items)
+        for start in range(0, len(chunk.items), step):
+            piece = chunk.items[start : start + step]
+            began = time.monotonic()
+            out += await self._with_retries(piece)
+            await self._yield(time.monotonic() - began)
+        return out
+
+    async def _with_retries(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for attempt in range(1, self.config.max_attempts + 1):
+            try:
+                return await self._run_items(items)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the model or the batcher failed on the whole slice
+                if attempt == self.config.max_attempts:
+                    log.error("job slice failed %d times: %s", attempt, exc)
+                    return [item_error(f"classification failed: {exc}", "backend_error")] * len(items)
+                self._observe("retries", 1)
+                await self._sleep(0.2 * 2**attempt)
+        raise AssertionError("unreachable")
+
+    async def _yield(self, worked_s: float) -> None:
+        """Keep this worker's share of model time under ``share`` while interactive traffic is around."""
+        share = self.config.share
+        if 0 < share < 1 and self._busy():
+            await self._sleep(worked_s * (1 - share) / share)
+
+    async def _keep_alive(self, chunk: Chunk) -> None:
+        while True:
+            await asyncio.sleep(self.config.visibility_s / 3)
+            with contextlib.suppress(Exception):
+                await self.store.keepalive(chunk)

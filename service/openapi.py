@@ -1,0 +1,155 @@
+"""The OpenAPI description of the routes mounted beside BentoML's APIs (routes.py: label sets, jobs).
+
+BentoML documents only its own APIs. ``paths()`` and ``components()`` describe the mounted ones in the
+same document shape; ``clients/regenerate.py`` merges them into the document the typed client is generated
+from, so the client has ``submit_job``, ``job_status``, ``job_results``, ``cancel_job`` and ``label_sets``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+from pydantic.json_schema import models_json_schema
+
+from .jobs.schemas import JobResultsPage, JobStatus, JobSubmission
+
+REF = "#/components/schemas/{model}"
+
+
+class LabelSetSummary(BaseModel):
+    name: str
+    description: str | None
+    labels: list[str]
+    hypothesis_template: str | None
+    multi_label: bool | None
+    threshold: float | None
+    thresholds: dict[str, float]
+    model: str | None
+    revision: str | None
+    matches_model: bool = Field(description="False when the set was tuned on another model or revision.")
+
+
+class LabelSets(BaseModel):
+    label_sets: list[LabelSetSummary]
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(description="What went wrong and what to change.")
+    error_type: str
+
+
+MODELS: list[tuple[type[BaseModel], str]] = [
+    (JobSubmission, "validation"),
+    (JobStatus, "serialization"),
+    (JobResultsPage, "serialization"),
+    (LabelSets, "serialization"),
+    (ErrorBody, "serialization"),
+]
+
+
+def components() -> dict[str, Any]:
+    """JSON schemas of every model the paths refer to (and what they nest), by name."""
+    _, top = models_json_schema(MODELS, ref_template=REF)
+    return top["$defs"]
+
+
+def _json(model: type[BaseModel]) -> dict[str, Any]:
+    return {"application/json": {"schema": {"$ref": REF.format(model=model.__name__)}}}
+
+
+def _errors(*codes: int) -> dict[str, Any]:
+    what = {400: "The request cannot be run as sent", 404: "No such job or label set", 413: "Over ZSC_JOB_MAX_MB",
+            503: "The job store (Redis) does not answer"}  # fmt: skip
+    return {str(c): {"description": what[c], "content": _json(ErrorBody)} for c in codes}
+
+
+def _job_id() -> dict[str, Any]:
+    return {"name": "job_id", "in": "path", "required": True, "schema": {"type": "string"}}
+
+
+def paths() -> dict[str, Any]:
+    jobs, status = ["jobs"], {"description": "The job", "content": _json(JobStatus)}
+    return {
+        "/label_sets": {
+            "get": {
+                "operationId": "label_sets",
+                "tags": ["classifier"],
+                "summary": "The label sets this replica holds (ZSC_LABEL_SETS)",
+                "responses": {"200": {"description": "Label sets", "content": _json(LabelSets)}},
+            }
+        },
+        "/jobs": {
+            "post": {
+                "operationId": "submit_job",
+                "tags": jobs,
+                "summary": "Classify many items in the background; poll the answer's id",
+                "description": JobSubmission.__doc__,
+                "requestBody": {"required": True, "content": _json(JobSubmission)},
+                "responses": {
+                    "202": {"description": "Queued", "content": _json(JobStatus)},
+                    **_errors(400, 404, 413, 503),
+                },
+            }
+        },
+        "/jobs/{job_id}": {
+            "get": {
+                "operationId": "job_status",
+                "tags": jobs,
+                "summary": "State, progress, timings and errors of a job",
+                "parameters": [_job_id()],
+                "responses": {"200": status, **_errors(404, 503)},
+            },
+            "delete": {
+                "operationId": "cancel_job",
+                "tags": jobs,
+                "summary": "Cancel a job: no chunk starts after this; finished items stay readable",
+                "parameters": [_job_id()],
+                "responses": {"200": status, **_errors(404, 503)},
+            },
+        },
+        "/jobs/{job_id}/results": {
+            "get": {
+                "operationId": "job_results",
+                "tags": jobs,
+                "summary": "A page of a job's finished items in order (?format=jsonl streams them all as JSON lines)",
+                "parameters": [
+                    _job_id(),
+                    {
+                        "name": "offset",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "integer", "minimum": 0, "default": 0},
+                    },  # noqa: E501
+                    {
+                        "name": "limit",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "integer", "minimum": 0, "maximum": 10000, "default": 1000},
+                    },  # noqa: E501
+                ],
+                "responses": {
+                    "200": {"description": "A page", "content": _json(JobResultsPage)},
+                    **_errors(400, 404, 503),
+                },  # noqa: E501
+            }
+        },
+    }
+
+
+def merged(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` (BentoML's document) with the mounted routes added; a schema name BentoML already uses for
+    something else is an error here rather than a silently wrong client."""
+    out = {**spec, "paths": {**spec.get("paths", {}), **paths()}}
+    schemas = dict(spec.get("components", {}).get("schemas", {}))
+    for name, schema in components().items():
+        if name in schemas and schemas[name] != schema and name not in _SHARED:
+            raise ValueError(f"OpenAPI schema {name!r} is defined by BentoML's document and by service/openapi.py")
+        schemas.setdefault(name, schema)
+    out["components"] = {**spec.get("components", {}), "schemas": schemas}
+    out["tags"] = [*spec.get("tags", []), *([{"name": "jobs", "description": "Bulk jobs"}] if "tags" in spec else [])]
+    return out
+
+
+# nested models BentoML's document already has (the /classify request and answer): theirs are kept
+_SHARED = {"ClassifyRequest", "ClassifyResponse", "LabelObject", "AnswerWarning"}

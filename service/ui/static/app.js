@@ -1,0 +1,356 @@
+// The /ui page: calls this service's own API (relative URLs, so it works behind a path prefix too).
+// Everything shown from a request or an answer goes through textContent: nothing is parsed as HTML.
+"use strict";
+
+const api = (path) => new URL(`../${path}`, document.baseURI).toString();
+const $ = (id) => document.getElementById(id);
+const SEPARATORS = /[,，、\n]/;
+
+const PRESETS = {
+  "en-support": {
+    text: "I was charged twice for my order and still have not received a refund.",
+    labels: ["billing", "shipping", "refund", "praise"],
+    template: "The customer writes about {}.",
+  },
+  "en-news": {
+    text: "The striker scored twice as the home team won the cup final.",
+    labels: ["sports", "business", "politics", "technology"],
+    template: "This is a news article about {}.",
+  },
+  "zh-support": {
+    text: "我的快递三天了还没到，什么时候发货？",
+    labels: ["物流", "退款", "表扬", "商品质量"],
+    template: "",
+  },
+  "zh-news": {
+    text: "央行宣布下调存款准备金率0.5个百分点",
+    labels: ["财经", "体育", "科技", "娱乐"],
+    template: "这是一条关于{}的新闻",
+  },
+};
+
+// -- labels as chips ------------------------------------------------------------------------------
+let labels = [];
+const descriptions = new Map();
+
+function addLabels(raw) {
+  for (const part of raw.split(SEPARATORS)) {
+    const name = part.trim();
+    if (name && !labels.includes(name)) labels.push(name);
+  }
+  renderChips();
+}
+
+function removeLabel(name) {
+  labels = labels.filter((l) => l !== name);
+  descriptions.delete(name);
+  renderChips();
+}
+
+function renderChips() {
+  const list = $("chip-list");
+  list.replaceChildren();
+  for (const name of labels) {
+    const li = document.createElement("li");
+    const text = document.createElement("span");
+    text.className = "chip-text";
+    text.textContent = name;
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.textContent = "×";
+    remove.setAttribute("aria-label", `Remove label ${name}`);
+    remove.addEventListener("click", () => { removeLabel(name); $("label-input").focus(); });
+    li.append(text, remove);
+    list.append(li);
+  }
+  renderDescriptions();
+}
+
+function renderDescriptions() {
+  const box = $("descriptions");
+  box.replaceChildren();
+  labels.forEach((name, i) => {
+    const row = document.createElement("div");
+    row.className = "desc-row";
+    const label = document.createElement("label");
+    label.htmlFor = `desc-${i}`;
+    label.textContent = name;
+    const input = document.createElement("input");
+    input.id = `desc-${i}`;
+    input.value = descriptions.get(name) || "";
+    input.placeholder = "e.g. payments, refunds and invoices";
+    input.addEventListener("input", () => descriptions.set(name, input.value));
+    row.append(label, input);
+    box.append(row);
+  });
+  if (!labels.length) box.textContent = "Add labels first.";
+}
+
+$("label-input").addEventListener("keydown", (e) => {
+  const input = e.target;
+  if (e.key === "Enter" || e.key === "," || e.key === "，") {
+    if (input.value.trim()) {
+      e.preventDefault();
+      addLabels(input.value);
+      input.value = "";
+    } else if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      return; // Ctrl+Enter submits the form (below)
+    } else if (e.key === "Enter") {
+      e.preventDefault();
+    }
+  } else if (e.key === "Backspace" && !input.value && labels.length) {
+    removeLabel(labels[labels.length - 1]);
+  }
+});
+$("label-input").addEventListener("input", (e) => {
+  if (SEPARATORS.test(e.target.value)) { // pasted "a, b, c" or an IME's comma
+    addLabels(e.target.value);
+    e.target.value = "";
+  }
+});
+$("label-input").addEventListener("blur", (e) => {
+  if (e.target.value.trim()) { addLabels(e.target.value); e.target.value = ""; }
+});
+
+// -- presets and label sets -----------------------------------------------------------------------
+for (const button of document.querySelectorAll(".preset")) {
+  button.addEventListener("click", () => {
+    const p = PRESETS[button.dataset.preset];
+    $("text").value = p.text;
+    $("template").value = p.template;
+    labels = [];
+    descriptions.clear();
+    $("label-set").value = "";
+    addLabels(p.labels.join(","));
+    $("text").focus();
+  });
+}
+
+async function loadLabelSets() {
+  try {
+    const response = await fetch(api("label_sets"));
+    if (!response.ok) return;
+    const { label_sets: sets } = await response.json();
+    if (!sets.length) return;
+    for (const select of [$("label-set"), $("job-label-set")]) {
+      for (const s of sets) {
+        const option = document.createElement("option");
+        option.value = s.name;
+        option.textContent = `${s.name} (${s.labels.length} labels)${s.matches_model ? "" : " (tuned on another model)"}`;
+        select.append(option);
+      }
+    }
+    $("label-set-row").hidden = false;
+    $("job-label-set-row").hidden = false;
+  } catch (e) { /* no label sets: the picker stays hidden */ }
+}
+
+// -- classify -------------------------------------------------------------------------------------
+function describeError(status, body) {
+  // our errors: {"error", "error_type"}; BentoML's validation errors: {"error", "detail": [{loc, msg}]}
+  if (body && Array.isArray(body.detail) && body.detail.length) {
+    return body.detail.map((d) => `${(d.loc || []).filter((p) => p !== "body").join(".")}: ${d.msg}`).join("\n");
+  }
+  if (body && body.error) return body.error;
+  return `HTTP ${status}`;
+}
+
+function showError(id, message) {
+  const box = $(id);
+  box.textContent = message;
+  box.hidden = !message;
+}
+
+function requestBody() {
+  const body = { text: $("text").value };
+  const set = $("label-set").value;
+  if (set) body.label_set = set;
+  if (labels.length || !set) {
+    body.labels = labels.map((name) => {
+      const d = (descriptions.get(name) || "").trim();
+      return d ? { name, description: d } : name;
+    });
+  }
+  const template = $("template").value.trim();
+  if (template) body.hypothesis_template = template;
+  if ($("multi-label").checked) body.multi_label = true;
+  const threshold = $("threshold").value.trim();
+  if (threshold !== "") body.threshold = Number(threshold);
+  return body;
+}
+
+async function classify(event) {
+  event.preventDefault();
+  const pending = $("label-input").value.trim();
+  if (pending) { addLabels(pending); $("label-input").value = ""; }
+  showError("classify-error", "");
+  const button = $("classify-button");
+  button.disabled = true;
+  const started = performance.now();
+  try {
+    const response = await fetch(api("classify"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(requestBody()),
+    });
+    const ms = performance.now() - started;
+    const body = await response.json().catch(() => null);
+    if (!response.ok) {
+      $("result").hidden = true;
+      showError("classify-error", `${response.status}: ${describeError(response.status, body)}`);
+      return;
+    }
+    renderResult(body, ms, response.headers.get("X-Cache"));
+  } catch (e) {
+    showError("classify-error", `The service did not answer: ${e.message}`);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function renderResult(answer, ms, cache) {
+  const chosen = new Set(Array.isArray(answer.predicted) ? answer.predicted : answer.predicted ? [answer.predicted] : []);
+  const decision = $("decision");
+  decision.replaceChildren();
+  if (answer.multi_label) {
+    decision.append(chosen.size ? "Labels that apply: " : "No label passes the threshold.");
+  } else {
+    decision.append(chosen.size ? "Decision: " : "Abstained: the best score is under the threshold.");
+  }
+  if (chosen.size) {
+    const strong = document.createElement("strong");
+    strong.textContent = [...chosen].join(", ");
+    decision.append(strong);
+  }
+  const list = $("ranking");
+  list.replaceChildren();
+  answer.labels.forEach((name, i) => {
+    const score = answer.scores[i];
+    const li = document.createElement("li");
+    if (chosen.has(name)) li.className = "chosen";
+    li.dataset.label = name;
+    const label = document.createElement("span");
+    label.className = "name";
+    label.textContent = name;
+    const bar = document.createElement("span");
+    bar.className = "bar";
+    bar.setAttribute("role", "presentation");
+    const fill = document.createElement("span");
+    fill.style.width = `${Math.max(0, Math.min(1, score)) * 100}%`;
+    bar.append(fill);
+    const value = document.createElement("span");
+    value.className = "score";
+    value.textContent = score.toFixed(4);
+    li.append(label, bar, value);
+    list.append(li);
+  });
+  const warnings = $("warnings");
+  warnings.replaceChildren();
+  for (const w of answer.warnings || []) {
+    const li = document.createElement("li");
+    li.textContent = w.message;
+    warnings.append(li);
+  }
+  const extra = [answer.truncated ? "text truncated" : "", answer.windows > 1 ? `${answer.windows} windows` : ""];
+  $("result-meta").textContent = [`${ms.toFixed(0)} ms`, `cache: ${cache || "?"}`, answer.model, ...extra]
+    .filter(Boolean).join(" · ");
+  $("result").hidden = false;
+}
+
+$("classify-form").addEventListener("submit", classify);
+$("classify-form").addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) $("classify-form").requestSubmit();
+});
+
+// -- jobs -----------------------------------------------------------------------------------------
+let polling = null;
+
+async function submitJob(event) {
+  event.preventDefault();
+  showError("job-error", "");
+  const file = $("job-file").files[0];
+  if (!file) { showError("job-error", "Choose a .jsonl or .csv file first."); return; }
+  const form = new FormData();
+  form.append("file", file, file.name);
+  const jobLabels = $("job-labels").value.split(SEPARATORS).map((l) => l.trim()).filter(Boolean);
+  if (jobLabels.length) form.append("labels", JSON.stringify(jobLabels));
+  if ($("job-label-set").value) form.append("label_set", $("job-label-set").value);
+  $("job-submit").disabled = true;
+  try {
+    const response = await fetch(api("jobs"), { method: "POST", body: form });
+    const body = await response.json().catch(() => null);
+    if (!response.ok) {
+      showError("job-error", `${response.status}: ${describeError(response.status, body)}`);
+      return;
+    }
+    renderJob(body);
+    clearInterval(polling);
+    polling = setInterval(() => pollJob(body.id), 1000);
+  } catch (e) {
+    showError("job-error", `The service did not answer: ${e.message}`);
+  } finally {
+    $("job-submit").disabled = false;
+  }
+}
+
+async function pollJob(id) {
+  try {
+    const response = await fetch(api(`jobs/${encodeURIComponent(id)}`));
+    const body = await response.json().catch(() => null);
+    if (!response.ok) {
+      clearInterval(polling);
+      showError("job-error", `${response.status}: ${describeError(response.status, body)}`);
+      return;
+    }
+    renderJob(body);
+    if (!["queued", "running"].includes(body.state)) clearInterval(polling);
+  } catch (e) { /* a missed poll: the next one retries */ }
+}
+
+function renderJob(job) {
+  $("job").hidden = false;
+  $("job-id").textContent = job.id;
+  $("job-state").textContent = job.state;
+  $("job-counts").textContent = `${job.done} / ${job.total} items${job.errors ? `, ${job.errors} with errors` : ""}`;
+  $("job-progress").value = job.progress;
+  $("job-meta").textContent = [
+    job.items_per_s ? `${job.items_per_s} items/s` : "",
+    job.elapsed_s ? `${job.elapsed_s.toFixed(1)} s` : "",
+    `store: ${job.backend}`,
+  ].filter(Boolean).join(" · ");
+  const active = ["queued", "running"].includes(job.state);
+  $("job-cancel").hidden = !active;
+  $("job-cancel").onclick = async () => {
+    await fetch(api(`jobs/${encodeURIComponent(job.id)}`), { method: "DELETE" });
+    pollJob(job.id);
+  };
+  const download = $("job-download");
+  download.hidden = job.done === 0;
+  download.href = api(`jobs/${encodeURIComponent(job.id)}/results?format=jsonl`);
+  download.download = `job-${job.id}.jsonl`;
+}
+
+$("job-form").addEventListener("submit", submitJob);
+
+// -- tabs (arrow keys move between them, as the ARIA tabs pattern has it) -------------------------
+const tabs = [$("tab-classify"), $("tab-jobs")];
+function select(tab) {
+  for (const t of tabs) {
+    const on = t === tab;
+    t.setAttribute("aria-selected", String(on));
+    t.tabIndex = on ? 0 : -1;
+    $(t.getAttribute("aria-controls")).hidden = !on;
+  }
+  tab.focus();
+}
+tabs.forEach((tab, i) => {
+  tab.addEventListener("click", () => select(tab));
+  tab.addEventListener("keydown", (e) => {
+    if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+      select(tabs[(i + (e.key === "ArrowRight" ? 1 : tabs.length - 1)) % tabs.length]);
+    }
+  });
+});
+
+renderChips();
+loadLabelSets();

@@ -1,0 +1,241 @@
+"""Bulk jobs on one live replica: over Redis (the store replicas share) and in-process (no Redis).
+
+A 2,000-item job against /classify_batch on the same items; every way to submit; cancel; expiry; the
+limits and errors a user meets; the metrics. Several replicas and a replica dying: test_jobs_cluster.py.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import httpx
+import pytest
+
+from harness import ROOT
+from harness.metrics import counter, scrape
+from tests.support.jobs import batch_answers, results_jsonl, submit, wait
+from tests.support.server import bento_server, redis
+
+pytestmark = pytest.mark.timeout(600)
+TTL_S = 12
+LABELS = ["sports", "business", "technology", "politics", "billing", "shipping"]
+
+
+def gauge(url: str, name: str) -> float:
+    return max((s.value for s in scrape(url) if s.name == name), default=0.0)
+
+
+def corpus(n: int) -> list[dict]:
+    """``n`` distinct items from the project's sentences, some with their own options."""
+    rows = [json.loads(line) for line in (ROOT / "loadtest/data/workload.jsonl").read_text().splitlines() if line]
+    items = []
+    for i in range(n):
+        item: dict = {"text": f"{rows[i % len(rows)]['text']} (case {i})"}
+        if i % 7 == 0:
+            item["multi_label"] = True
+        if i % 11 == 0:
+            item["labels"] = ["good news", "bad news"]
+            item["threshold"] = 0.6
+        items.append(item)
+    return items
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    cache = redis(tmp_path_factory.mktemp("jobs-redis"))
+    yield f"redis://127.0.0.1:{cache.member.port}/0"
+    cache.stop()
+
+
+@pytest.fixture(scope="module")
+def server(store_env, redis_url, tmp_path_factory):
+    """A replica with the Redis job store, short-lived jobs and a 1 MB upload limit."""
+    work = tmp_path_factory.mktemp("jobs")
+    env = {
+        **store_env,
+        "ZSC_REDIS_URL": redis_url,
+        "ZSC_JOB_TTL_S": str(TTL_S),
+        "ZSC_JOB_MAX_MB": "1",
+        "ZSC_JOB_MAX_ITEMS": "5000",
+    }
+    with bento_server(env, work / "server.log") as url:
+        yield url
+
+
+def test_a_2000_item_job_answers_as_classify_batch_in_order(server):
+    items = corpus(2000)
+    expected = batch_answers(server, [{"labels": LABELS, **i} for i in items])
+    job = submit(server, {"items": items, "labels": LABELS})
+    assert (job["state"], job["total"], job["chunks"], job["backend"]) == ("queued", 2000, 32, "redis")
+    done = wait(server, job["id"])
+    assert (done["state"], done["done"], done["errors"], done["chunks_done"]) == ("done", 2000, 0, 32)
+    assert done["items_per_s"] > 0 and done["finished"] >= done["started"] >= done["created"]
+    got = results_jsonl(server, job["id"])
+    assert [g.pop("index") for g in got] == list(range(2000))
+    assert got == expected
+    # paged: the same entries, with the next page's offset
+    page = httpx.get(f"{server}/jobs/{job['id']}/results", params={"offset": 1990, "limit": 50}).json()
+    assert [e["index"] for e in page["results"]] == list(range(1990, 2000))
+    assert page["next_offset"] is None and page["complete"] and page["results"][0]["labels"] == expected[1990]["labels"]
+    first = httpx.get(f"{server}/jobs/{job['id']}/results", params={"limit": 100}).json()
+    assert first["next_offset"] == 100 and len(first["results"]) == 100
+
+
+def test_files_upload_and_bodies(server, tmp_path):
+    texts = ["The striker scored twice", "My card was charged twice", "我的快递还没到"]
+    jsonl = "\n".join(json.dumps(t, ensure_ascii=False) for t in texts).encode()
+    expected = batch_answers(server, [{"text": t, "labels": LABELS} for t in texts])
+
+    def answers(job):
+        wait(server, job["id"])
+        return [{k: v for k, v in e.items() if k != "index"} for e in results_jsonl(server, job["id"])]
+
+    multipart = submit(server, files={"file": ("t.jsonl", jsonl)}, data={"labels": json.dumps(LABELS)})
+    csv_text = "id,body\n" + "".join(f'{i},"{t}"\n' for i, t in enumerate(texts))
+    csv_job = submit(
+        server, files={"file": ("t.csv", csv_text.encode())}, data={"labels": ",".join(LABELS), "text_column": "body"}
+    )  # noqa: E501
+    raw = submit(
+        server, content=jsonl, headers={"content-type": "application/x-ndjson"}, params={"labels": ",".join(LABELS)}
+    )  # noqa: E501
+    assert answers(multipart) == answers(csv_job) == answers(raw) == expected
+
+
+def test_item_errors_do_not_stop_the_job(server):
+    long_text = "word " * 1500  # under ZSC_MAX_TEXT_CHARS, past the model's 512-token window
+    job = submit(server, {"items": [{"text": "fine"}, {"text": long_text, "truncation": "error"}], "labels": LABELS})
+    done = wait(server, job["id"])
+    assert (done["done"], done["errors"]) == (2, 1)
+    ok, bad = results_jsonl(server, job["id"])
+    assert ok["labels"] and bad["error_type"] == "invalid_request" and "tokens" in bad["error"]
+
+
+def test_cancel_stops_the_work(server):
+    before = counter(server, "zsc_jobs_chunks", outcome="skipped")
+    job = submit(server, {"items": corpus(3000), "labels": LABELS})
+    wait(server, job["id"], until=("running",))
+    deadline = time.monotonic() + 15  # the queue depth is reported every 5 s
+    while gauge(server, "zsc_jobs_queue_depth") == 0:
+        assert time.monotonic() < deadline, "zsc_jobs_queue_depth never showed the queued chunks"
+        time.sleep(0.5)
+    while httpx.get(f"{server}/jobs/{job['id']}").json()["done"] == 0:
+        time.sleep(0.1)
+    cancelled = httpx.delete(f"{server}/jobs/{job['id']}").json()
+    assert cancelled["state"] == "cancelled" and cancelled["finished"]
+    time.sleep(3)  # a chunk in progress at the cancel is not stored; no further chunk starts
+    after = httpx.get(f"{server}/jobs/{job['id']}").json()
+    assert after["state"] == "cancelled" and after["chunks_done"] <= cancelled["chunks_done"] + 0
+    assert after["done"] < 3000
+    skipped = counter(server, "zsc_jobs_chunks", outcome="skipped") - before
+    assert skipped == after["chunks"] - after["chunks_done"] - 1 or skipped == after["chunks"] - after["chunks_done"]
+    got = results_jsonl(server, job["id"])  # what finished before the cancel stays readable
+    assert len(got) == after["done"] and [e["index"] for e in got] == list(range(after["done"]))
+    again = httpx.delete(f"{server}/jobs/{job['id']}")
+    assert again.status_code == 200 and again.json()["state"] == "cancelled"  # idempotent
+
+
+def test_an_expired_job_is_a_clear_404(server):
+    job = submit(server, {"texts": ["one"], "labels": LABELS})
+    wait(server, job["id"])
+    time.sleep(TTL_S + 1)
+    for r in (
+        httpx.get(f"{server}/jobs/{job['id']}"),
+        httpx.get(f"{server}/jobs/{job['id']}/results"),
+        httpx.delete(f"{server}/jobs/{job['id']}"),
+    ):
+        assert r.status_code == 404
+        assert r.json() == {
+            "error": f"no job '{job['id']}': it was never submitted, or it expired (a job is kept {TTL_S} s after "
+            "its last progress, ZSC_JOB_TTL_S)",
+            "error_type": "job_not_found",
+        }
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "status", "message"),
+    [
+        ({"json": {"texts": ["a"]}}, 400, "item 1: no labels: send labels, or the name of a label set"),
+        ({"json": {"texts": ["a"], "labels": LABELS, "label_set": "nope"}}, 404, "unknown label set 'nope'"),
+        (
+            {"content": b'"a"\n{bad', "headers": {"content-type": "application/x-ndjson"}, "params": {"labels": "a,b"}},
+            400,
+            "line 2 is not JSON",
+        ),  # noqa: E501
+        ({"content": b"<xml/>", "headers": {"content-type": "application/xml"}}, 400, "content type 'application/xml'"),  # noqa: E501
+        ({"json": {"texts": ["x" * 600] * 2000, "labels": LABELS}}, 413, "over 1 MB (ZSC_JOB_MAX_MB)"),
+        ({"json": {"texts": ["a"] * 5001, "labels": LABELS}}, 400, "5001 items; the limit is 5000"),
+        ({"files": {"other": ("t.jsonl", b'"a"')}}, 400, "a file field named 'file'"),
+    ],
+)
+def test_bad_submissions_get_a_clear_4xx(server, kwargs, status, message):
+    r = httpx.post(f"{server}/jobs", timeout=60, **kwargs)
+    assert r.status_code == status, r.text
+    assert message in r.json()["error"], r.json()
+
+
+def test_bad_result_queries(server):
+    job = submit(server, {"texts": ["a"], "labels": LABELS})
+    for params, message in (
+        ({"limit": "20000"}, "limit must be an integer from 0 to 10000"),
+        ({"format": "xml"}, "format must be json or jsonl"),
+    ):  # noqa: E501
+        r = httpx.get(f"{server}/jobs/{job['id']}/results", params=params)
+        assert r.status_code == 400 and message in r.json()["error"]
+    assert httpx.get(f"{server}/jobs/not-a-job").status_code == 404
+
+
+def test_job_metrics(server):
+    names = {"zsc_jobs_total", "zsc_jobs_items_total", "zsc_jobs_chunks_total", "zsc_jobs_queue_depth"}
+    text = httpx.get(f"{server}/metrics").text
+    assert all(n in text for n in names)
+    before = {k: counter(server, "zsc_jobs", event=k) for k in ("submitted", "finished")}
+    items_before = counter(server, "zsc_jobs_items")
+    job = submit(server, {"texts": [f"text {i}" for i in range(70)], "labels": LABELS})  # 2 chunks
+    wait(server, job["id"])
+    assert counter(server, "zsc_jobs", event="submitted") - before["submitted"] == 1
+    assert counter(server, "zsc_jobs", event="finished") - before["finished"] == 1
+    assert counter(server, "zsc_jobs_items") - items_before == 70
+
+
+def test_without_redis_jobs_run_in_process(default_server):
+    items = [{"text": t, "labels": LABELS} for t in ("The striker scored twice", "The parcel never arrived")]
+    job = submit(default_server, {"items": items})
+    assert job["backend"] == "memory"
+    wait(default_server, job["id"])
+    got = [{k: v for k, v in e.items() if k != "index"} for e in results_jsonl(default_server, job["id"])]
+    assert got == batch_answers(default_server, items)
+
+
+def test_redis_store_hands_a_released_chunk_over_at_once_and_claims_stalled_ones(redis_url):
+    """The store's queue rules against the real Redis, with two workers' names (no service needed)."""
+    import asyncio
+
+    from service.jobs.records import JobInfo
+    from service.jobs.redis_store import RedisJobStore
+
+    async def go():
+        store = RedisJobStore(redis_url, "storetest", visibility_s=1)
+        job = JobInfo("j1", "queued", total=2, chunks=2, chunk_items=1, created=time.time(), ttl_s=60)
+        await store.create(job, [[{"text": "a"}], [{"text": "b"}]])
+        first = await store.take("worker-a", 0.1)
+        await store.release(first)  # worker-a stops: worker-b gets it now, not after the timeout
+        again = await store.take("worker-b", 0.1)
+        assert (again.index, again.reclaimed, again.deliveries) == (0, True, 2)
+        assert await store.begin(again) == "running"
+        assert await store.complete(again, [{"labels": ["y"]}], 0) == 1
+        await store.ack(again)
+        second = await store.take("worker-a", 0.1)
+        assert second.index == 1 and await store.take("worker-b", 0.1) is None  # nothing stalled yet
+        await asyncio.sleep(1.2)  # worker-a stalls past the visibility timeout
+        stolen = await store.take("worker-b", 0.1)
+        assert (stolen.index, stolen.reclaimed) == (1, True)
+        assert await store.complete(stolen, [{"labels": ["x"]}], 0) == 2  # the last chunk finishes the job
+        assert await store.complete(second, [{"labels": ["x"]}], 0) == 0  # the stalled worker's late copy
+        for chunk in (second, stolen):
+            await store.ack(chunk)
+        info = await store.info("j1")
+        assert (info.state, info.done, info.chunks_done) == ("done", 2, 2) and await store.depth() == 0
+        await store.close()
+
+    asyncio.run(go())

@@ -1,0 +1,196 @@
+"""The /ui page in a real headless Chromium (Playwright) against a live replica with a label set.
+
+It classifies the English and Chinese examples and checks the rendered ranking against the API's answer,
+shows a 4xx message, uses the label-set picker, renders a hostile label as text, runs a job from a file to
+completion, works by keyboard and at phone width, and saves screenshots (``ZSC_UI_SCREENSHOTS`` names a
+folder to keep them in; else the test's temporary folder).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import httpx
+import pytest
+
+from harness import ROOT
+from tests.support.server import bento_server
+
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in pyproject's dev extra")
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+HOSTILE = "<img src=x onerror=alert(1)>"
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def server(store_env, tmp_path_factory):
+    sets = ROOT / "deploy" / "k8s" / "components" / "label-sets" / "sets"
+    log = tmp_path_factory.mktemp("ui") / "server.log"
+    with bento_server({**store_env, "ZSC_LABEL_SETS": str(sets)}, log) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    assert Path(CHROMIUM).exists(), "chromium is needed (apt-get install chromium; make system-deps)"
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    page.problems = []  # console errors, page errors, dialogs: none expected
+    page.on("pageerror", lambda e: page.problems.append(f"page error: {e}"))
+    page.on("console", lambda m: m.type == "error" and "400" not in m.text and page.problems.append(m.text))
+    page.on("dialog", lambda d: (page.problems.append(f"dialog: {d.message}"), d.dismiss()))
+    page.goto(f"{server}/ui")
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    folder = Path(os.environ.get("ZSC_UI_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def rendered(page) -> list[tuple[str, float]]:
+    page.wait_for_selector("#ranking li")
+    rows = page.locator("#ranking li")
+    return [
+        (rows.nth(i).locator(".name").inner_text(), float(rows.nth(i).locator(".score").inner_text()))
+        for i in range(rows.count())
+    ]
+
+
+def api(server, body) -> dict:
+    r = httpx.post(f"{server}/classify", json=body, timeout=60)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+@pytest.mark.parametrize(
+    ("preset", "shot"), [("English: support ticket", "ui-english.png"), ("中文：客服", "ui-chinese.png")]
+)
+def test_examples_render_the_api_ranking(page, server, shots, preset, shot):
+    page.get_by_role("button", name=preset).click()
+    page.get_by_role("button", name="Classify", exact=True).click()
+    shown = rendered(page)
+    chips = page.locator("#chip-list .chip-text").all_inner_texts()
+    body = {"text": page.locator("#text").input_value(), "labels": chips}
+    if template := page.locator("#template").input_value():
+        body["hypothesis_template"] = template
+    expected = api(server, body)
+    assert [name for name, _ in shown] == expected["labels"]
+    assert [score for _, score in shown] == [round(s, 4) for s in expected["scores"]]
+    assert page.locator("#decision strong").inner_text() == expected["predicted"]
+    meta = page.locator("#result-meta").inner_text()
+    assert " ms" in meta and "cache: " in meta and expected["model"] in meta
+    page.screenshot(path=str(shots / shot), full_page=True)
+    assert not page.problems
+
+
+def test_a_4xx_shows_its_message(page, shots):
+    page.get_by_role("button", name="English: news").click()
+    page.locator("#threshold").fill("2")
+    page.get_by_role("button", name="Classify", exact=True).click()
+    error = page.locator("#classify-error")
+    error.wait_for(state="visible")
+    assert error.inner_text().startswith("400: threshold") and "less than or equal to 1" in error.inner_text()
+    assert page.locator("#result").is_hidden()
+    page.screenshot(path=str(shots / "ui-error.png"), full_page=True)
+
+
+def test_label_set_picker(page, server):
+    picker = page.locator("#label-set")
+    picker.wait_for(state="visible")
+    assert "support-intents" in picker.locator("option").all_inner_texts()[1]
+    page.locator("#text").fill("The parcel was left at the wrong house")
+    picker.select_option("support-intents")
+    page.get_by_role("button", name="Classify", exact=True).click()
+    expected = api(server, {"text": "The parcel was left at the wrong house", "label_set": "support-intents"})
+    assert [name for name, _ in rendered(page)] == expected["labels"]
+
+
+def test_a_hostile_label_is_text(page, shots):
+    page.locator("#text").fill("Nothing to see here")
+    box = page.locator("#label-input")
+    for label in (HOSTILE, "harmless"):
+        box.fill(label)
+        box.press("Enter")
+    assert page.locator("#chip-list .chip-text").all_inner_texts() == [HOSTILE, "harmless"]
+    page.get_by_role("button", name="Classify", exact=True).click()
+    assert HOSTILE in [name for name, _ in rendered(page)]
+    page.locator("#descriptions-box summary").click()
+    assert page.locator("#descriptions label").first.inner_text() == HOSTILE
+    assert page.locator("main img").count() == 0  # nothing was parsed as HTML
+    page.screenshot(path=str(shots / "ui-hostile-label.png"), full_page=True)
+    assert not page.problems  # no alert() ran
+
+
+def test_a_job_from_a_file_runs_to_completion(page, server, tmp_path, shots):
+    texts = [f"Order {i}: the parcel has not arrived yet" if i % 2 else f"Match {i}: the team won" for i in range(40)]
+    upload = tmp_path / "tickets.jsonl"
+    upload.write_text("\n".join(json.dumps(t) for t in texts) + "\n")
+    page.get_by_role("tab", name="Jobs").click()
+    page.locator("#job-file").set_input_files(str(upload))
+    page.locator("#job-labels").fill("sports, shipping")
+    page.get_by_role("button", name="Submit job").click()
+    page.wait_for_function("document.querySelector('#job-state').textContent === 'done'", timeout=120_000)
+    assert page.locator("#job-counts").inner_text() == "40 / 40 items"
+    assert page.locator("#job-progress").evaluate("p => p.value") == 1
+    assert page.locator("#job-cancel").is_hidden()  # nothing left to cancel
+    job_id = page.locator("#job-id").inner_text()
+    link = page.locator("#job-download")
+    assert link.is_visible() and link.get_attribute("href").endswith(f"/jobs/{job_id}/results?format=jsonl")
+    with page.expect_download() as download:
+        link.click()
+    lines = Path(download.value.path()).read_text().splitlines()
+    assert [json.loads(line)["index"] for line in lines] == list(range(40))
+    assert json.loads(lines[1])["labels"][0] == "shipping" and json.loads(lines[0])["labels"][0] == "sports"
+    page.screenshot(path=str(shots / "ui-job.png"), full_page=True)
+    # a bad file gets the service's message
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('"fine"\n{not json\n')
+    page.locator("#job-file").set_input_files(str(bad))
+    page.get_by_role("button", name="Submit job").click()
+    page.locator("#job-error").wait_for(state="visible")
+    assert "line 2 is not JSON" in page.locator("#job-error").inner_text()
+
+
+def test_keyboard_only(page, server):
+    page.locator("#text").focus()
+    page.keyboard.type("The striker scored twice")
+    page.keyboard.press("Tab")  # the label-set picker, then the labels box
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "label-input"
+    page.keyboard.type("sports,business,")
+    page.keyboard.press("Control+Enter")
+    assert [name for name, _ in rendered(page)][0] == "sports"
+    page.locator("#tab-classify").focus()
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#panel-jobs").is_visible() and page.evaluate("document.activeElement.id") == "tab-jobs"
+
+
+def test_phone_width(browser, server, shots):
+    context = browser.new_context(viewport={"width": 375, "height": 800}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(f"{server}/ui")
+    page.get_by_role("button", name="中文：新闻").click()
+    page.get_by_role("button", name="Classify", exact=True).click()
+    rendered(page)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375  # no sideways scrolling
+    page.screenshot(path=str(shots / "ui-phone.png"), full_page=True)
+    context.close()
