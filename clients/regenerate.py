@@ -121,13 +121,28 @@ def schema_diff(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
     return list(difflib.unified_diff(a.splitlines(), b.splitlines(), "committed", "service", lineterm="", n=2))
 
 
+def for_generator(spec: dict[str, Any]) -> dict[str, Any]:
+    """The document without its rules between fields (``anyOf`` / ``not`` beside an object's properties:
+    "a description or a hypothesis", "items or texts"): openapi-python-client cannot parse them, and a
+    type cannot say them anyway. The document served and committed keeps them."""
+    out = json.loads(json.dumps(spec))
+    for schema in out.get("components", {}).get("schemas", {}).values():
+        if "properties" in schema:
+            schema.pop("anyOf", None)
+            schema.pop("not", None)
+    return out
+
+
 def generate(schema_path: Path, output: Path) -> None:
     """Run the pinned openapi-python-client on one document into ``output`` (replaced)."""
     exe = Path(sys.executable).parent / "openapi-python-client"
-    cmd = [str(exe) if exe.exists() else "openapi-python-client", "generate", "--path", str(schema_path)]
+    stripped = output.parent / f".{output.name}-generator-input.json"
+    stripped.write_text(dumps(for_generator(json.loads(schema_path.read_text()))))
+    cmd = [str(exe) if exe.exists() else "openapi-python-client", "generate", "--path", str(stripped)]
     cmd += ["--config", str(CONFIG), "--meta", "setup", "--output-path", str(output), "--overwrite"]
     cmd += ["--fail-on-warning"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    stripped.unlink()
     if out.returncode != 0:
         sys.exit(f"openapi-python-client failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
 

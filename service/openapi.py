@@ -146,9 +146,79 @@ def merged(spec: dict[str, Any]) -> dict[str, Any]:
         if name in schemas and schemas[name] != schema and name not in _SHARED:
             raise ValueError(f"OpenAPI schema {name!r} is defined by BentoML's document and by service/openapi.py")
         schemas.setdefault(name, schema)
-    out["components"] = {**spec.get("components", {}), "schemas": schemas}
+    # With ZSC_API_KEYS every data endpoint wants a bearer key; without, none (the empty requirement)
+    out["components"] = {
+        **spec.get("components", {}),
+        "schemas": schemas,
+        "securitySchemes": {"apiKey": {"type": "http", "scheme": "bearer", "description": "ZSC_API_KEYS"}},
+    }
+    out["security"] = [{"apiKey": []}, {}]
+    # BentoML documents its 400 with `detail` as a string; its validation errors send a list of pydantic
+    # errors, and our own 400s `error_type` instead: describe what is really sent
+    schemas["InvalidArgument"] = {
+        "title": "InvalidArgument",
+        "description": "Bad Request",
+        "type": "object",
+        "required": ["error"],
+        "properties": {
+            "error": {"type": "string", "title": "Error"},
+            "error_type": {"type": "string", "title": "Error Type"},
+            "detail": {
+                "title": "Detail",
+                "anyOf": [{"type": "array", "items": {"type": "object"}}, {"type": "string"}],
+            },
+        },
+    }
+    _edge_responses(out["paths"])
+    for name, rule in _CROSS_FIELD.items():  # BentoML's schema objects have no `not`: added here
+        if name in schemas:
+            schemas[name] = {**schemas[name], **rule}
     out["tags"] = [*spec.get("tags", []), *([{"name": "jobs", "description": "Bulk jobs"}] if "tags" in spec else [])]
     return out
+
+
+# Rules between fields that the models check in validators, stated in the document so that a request it
+# calls valid is one the service accepts (null means "not given" everywhere)
+_CROSS_FIELD: dict[str, dict[str, Any]] = {
+    "LabelObject": {  # a description or a hypothesis, not both
+        "not": {
+            "required": ["description", "hypothesis"],
+            "properties": {"description": {"not": {"type": "null"}}, "hypothesis": {"not": {"type": "null"}}},
+        }
+    },
+    "HfParameters": {  # candidate_labels or label_set
+        "anyOf": [
+            {"required": ["candidate_labels"], "properties": {"candidate_labels": {"not": {"type": "null"}}}},
+            {"required": ["label_set"], "properties": {"label_set": {"not": {"type": "null"}}}},
+        ]
+    },
+    "JobSubmission": {  # items or texts, at least one item
+        "anyOf": [
+            {"required": ["items"], "properties": {"items": {"type": "array", "minItems": 1}}},
+            {"required": ["texts"], "properties": {"texts": {"type": "array", "minItems": 1}}},
+        ]
+    },
+}
+
+_EDGE = {
+    "401": "No API key, or one that is not valid (when ZSC_API_KEYS is set)",
+    "413": "The body is over ZSC_MAX_BODY_MB (ZSC_JOB_MAX_MB for jobs)",
+    "429": "Over ZSC_MAX_CONCURRENCY in flight, or the key's rate limit; see Retry-After",
+}
+
+
+def _edge_responses(paths_: dict[str, Any]) -> None:
+    """What the HTTP edge (middleware.py) may answer on any data endpoint, in every operation."""
+    for path, operations in paths_.items():
+        if path in ("/", "/livez", "/healthz", "/readyz", "/metrics") or path.startswith("/docs"):
+            continue
+        for method, op in operations.items():
+            if not isinstance(op, dict) or "responses" not in op:
+                continue
+            for code, what in _EDGE.items():
+                if code == "413" and method not in ("post", "put", "patch"):
+                    continue
+                op["responses"].setdefault(code, {"description": what, "content": _json(ErrorBody)})
 
 
 # nested models BentoML's document already has (the /classify request and answer): theirs are kept

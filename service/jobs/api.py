@@ -112,6 +112,11 @@ async def submit(request: Request) -> Response:
     return JSONResponse(_view(job, manager), status_code=202, headers={"Location": f"/jobs/{job.id}"})
 
 
+async def status_or_cancel(request: Request) -> Response:
+    """One route for both methods, so that a 405 names both in its Allow header."""
+    return await (cancel(request) if request.method == "DELETE" else status(request))
+
+
 @error_boundary
 @_store_errors
 async def status(request: Request) -> Response:

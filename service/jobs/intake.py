@@ -39,12 +39,13 @@ def from_json(body: Any, max_items: int) -> list[dict[str, Any]]:
     unknown = sorted(set(body) - {"items", "texts", *REQUEST_FIELDS})
     if unknown:
         raise InvalidRequest(f"unknown field(s) {unknown}; a job takes items, texts and the /classify fields")
-    items, texts = body.get("items", []), body.get("texts", [])
+    # null means "not given", as the document (JobSubmission) says
+    items, texts = body.get("items") or [], body.get("texts") or []
     if not isinstance(items, list) or not isinstance(texts, list):
         raise InvalidRequest("items and texts must be lists")
     if not items and not texts:
         raise InvalidRequest("the job has no items: give items (classify bodies) or texts")
-    shared = {k: v for k, v in body.items() if k not in ("items", "texts")}
+    shared = {k: v for k, v in body.items() if k not in ("items", "texts") and v is not None}
     raw = [*items, *({"text": t} for t in texts)]
     return checked(raw, shared, max_items, what="item")
 

@@ -27,6 +27,7 @@ from .hf_zero_shot_response_200_type_0 import HfZeroShotResponse200Type0
 from .hf_zero_shot_response_200_type_1_item import HfZeroShotResponse200Type1Item
 from .internal_server_error import InternalServerError
 from .invalid_argument import InvalidArgument
+from .invalid_argument_detail_type_0_item import InvalidArgumentDetailType0Item
 from .job_answer import JobAnswer
 from .job_item_error import JobItemError
 from .job_links import JobLinks
@@ -74,6 +75,7 @@ __all__ = (
     "HfZeroShotResponse200Type1Item",
     "InternalServerError",
     "InvalidArgument",
+    "InvalidArgumentDetailType0Item",
     "JobAnswer",
     "JobItemError",
     "JobLinks",

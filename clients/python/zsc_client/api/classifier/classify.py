@@ -10,6 +10,7 @@ from ... import errors
 
 from ...models.classify_body import ClassifyBody
 from ...models.classify_result import ClassifyResult
+from ...models.error_body import ErrorBody
 from ...models.internal_server_error import InternalServerError
 from ...models.invalid_argument import InvalidArgument
 from ...models.not_found import NotFound
@@ -46,7 +47,7 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ClassifyResult | InternalServerError | InvalidArgument | NotFound | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ClassifyResult | ErrorBody | InternalServerError | InvalidArgument | NotFound | None:
     if response.status_code == 200:
         response_200 = ClassifyResult.from_dict(response.json())
 
@@ -61,12 +62,33 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_400
 
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_401
+
     if response.status_code == 404:
         response_404 = NotFound.from_dict(response.json())
 
 
 
         return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_429
 
     if response.status_code == 500:
         response_500 = InternalServerError.from_dict(response.json())
@@ -81,7 +103,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ClassifyResult | InternalServerError | InvalidArgument | NotFound]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ClassifyResult | ErrorBody | InternalServerError | InvalidArgument | NotFound]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -95,7 +117,7 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: ClassifyBody | Unset = UNSET,
 
-) -> Response[ClassifyResult | InternalServerError | InvalidArgument | NotFound]:
+) -> Response[ClassifyResult | ErrorBody | InternalServerError | InvalidArgument | NotFound]:
     """  Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked.
 
     Args:
@@ -109,7 +131,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ClassifyResult | InternalServerError | InvalidArgument | NotFound]
+        Response[ClassifyResult | ErrorBody | InternalServerError | InvalidArgument | NotFound]
      """
 
 
@@ -129,7 +151,7 @@ def sync(
     client: AuthenticatedClient | Client,
     body: ClassifyBody | Unset = UNSET,
 
-) -> ClassifyResult | InternalServerError | InvalidArgument | NotFound | None:
+) -> ClassifyResult | ErrorBody | InternalServerError | InvalidArgument | NotFound | None:
     """  Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked.
 
     Args:
@@ -143,7 +165,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ClassifyResult | InternalServerError | InvalidArgument | NotFound
+        ClassifyResult | ErrorBody | InternalServerError | InvalidArgument | NotFound
      """
 
 
@@ -158,7 +180,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: ClassifyBody | Unset = UNSET,
 
-) -> Response[ClassifyResult | InternalServerError | InvalidArgument | NotFound]:
+) -> Response[ClassifyResult | ErrorBody | InternalServerError | InvalidArgument | NotFound]:
     """  Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked.
 
     Args:
@@ -172,7 +194,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ClassifyResult | InternalServerError | InvalidArgument | NotFound]
+        Response[ClassifyResult | ErrorBody | InternalServerError | InvalidArgument | NotFound]
      """
 
 
@@ -192,7 +214,7 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: ClassifyBody | Unset = UNSET,
 
-) -> ClassifyResult | InternalServerError | InvalidArgument | NotFound | None:
+) -> ClassifyResult | ErrorBody | InternalServerError | InvalidArgument | NotFound | None:
     """  Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked.
 
     Args:
@@ -206,7 +228,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ClassifyResult | InternalServerError | InvalidArgument | NotFound
+        ClassifyResult | ErrorBody | InternalServerError | InvalidArgument | NotFound
      """
 
 

@@ -10,6 +10,7 @@ from ... import errors
 
 from ...models.classify_batch_body import ClassifyBatchBody
 from ...models.classify_batch_result import ClassifyBatchResult
+from ...models.error_body import ErrorBody
 from ...models.internal_server_error import InternalServerError
 from ...models.invalid_argument import InvalidArgument
 from ...models.not_found import NotFound
@@ -46,7 +47,7 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ClassifyBatchResult | InternalServerError | InvalidArgument | NotFound | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ClassifyBatchResult | ErrorBody | InternalServerError | InvalidArgument | NotFound | None:
     if response.status_code == 200:
         response_200 = ClassifyBatchResult.from_dict(response.json())
 
@@ -61,12 +62,33 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_400
 
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_401
+
     if response.status_code == 404:
         response_404 = NotFound.from_dict(response.json())
 
 
 
         return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_429
 
     if response.status_code == 500:
         response_500 = InternalServerError.from_dict(response.json())
@@ -81,7 +103,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ClassifyBatchResult | InternalServerError | InvalidArgument | NotFound]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ClassifyBatchResult | ErrorBody | InternalServerError | InvalidArgument | NotFound]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -95,7 +117,7 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: ClassifyBatchBody | Unset = UNSET,
 
-) -> Response[ClassifyBatchResult | InternalServerError | InvalidArgument | NotFound]:
+) -> Response[ClassifyBatchResult | ErrorBody | InternalServerError | InvalidArgument | NotFound]:
     """  Rank labels for many texts in one call; each item carries its own labels and options.
 
     Args:
@@ -108,7 +130,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ClassifyBatchResult | InternalServerError | InvalidArgument | NotFound]
+        Response[ClassifyBatchResult | ErrorBody | InternalServerError | InvalidArgument | NotFound]
      """
 
 
@@ -128,7 +150,7 @@ def sync(
     client: AuthenticatedClient | Client,
     body: ClassifyBatchBody | Unset = UNSET,
 
-) -> ClassifyBatchResult | InternalServerError | InvalidArgument | NotFound | None:
+) -> ClassifyBatchResult | ErrorBody | InternalServerError | InvalidArgument | NotFound | None:
     """  Rank labels for many texts in one call; each item carries its own labels and options.
 
     Args:
@@ -141,7 +163,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ClassifyBatchResult | InternalServerError | InvalidArgument | NotFound
+        ClassifyBatchResult | ErrorBody | InternalServerError | InvalidArgument | NotFound
      """
 
 
@@ -156,7 +178,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: ClassifyBatchBody | Unset = UNSET,
 
-) -> Response[ClassifyBatchResult | InternalServerError | InvalidArgument | NotFound]:
+) -> Response[ClassifyBatchResult | ErrorBody | InternalServerError | InvalidArgument | NotFound]:
     """  Rank labels for many texts in one call; each item carries its own labels and options.
 
     Args:
@@ -169,7 +191,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ClassifyBatchResult | InternalServerError | InvalidArgument | NotFound]
+        Response[ClassifyBatchResult | ErrorBody | InternalServerError | InvalidArgument | NotFound]
      """
 
 
@@ -189,7 +211,7 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: ClassifyBatchBody | Unset = UNSET,
 
-) -> ClassifyBatchResult | InternalServerError | InvalidArgument | NotFound | None:
+) -> ClassifyBatchResult | ErrorBody | InternalServerError | InvalidArgument | NotFound | None:
     """  Rank labels for many texts in one call; each item carries its own labels and options.
 
     Args:
@@ -202,7 +224,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ClassifyBatchResult | InternalServerError | InvalidArgument | NotFound
+        ClassifyBatchResult | ErrorBody | InternalServerError | InvalidArgument | NotFound
      """
 
 

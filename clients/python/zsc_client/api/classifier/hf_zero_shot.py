@@ -8,6 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...types import Response, UNSET
 from ... import errors
 
+from ...models.error_body import ErrorBody
 from ...models.hf_zero_shot_hf_zero_shot_request_io_descriptor import HfZeroShotHfZeroShotRequestIODescriptor
 from ...models.hf_zero_shot_response_200_type_0 import HfZeroShotResponse200Type0
 from ...models.hf_zero_shot_response_200_type_1_item import HfZeroShotResponse200Type1Item
@@ -47,7 +48,7 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorBody | HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound | None:
     if response.status_code == 200:
         def _parse_response_200(data: object) -> HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item]:
             try:
@@ -84,12 +85,33 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_400
 
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_401
+
     if response.status_code == 404:
         response_404 = NotFound.from_dict(response.json())
 
 
 
         return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_429
 
     if response.status_code == 500:
         response_500 = InternalServerError.from_dict(response.json())
@@ -104,7 +126,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ErrorBody | HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -118,7 +140,7 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: HfZeroShotHfZeroShotRequestIODescriptor | Unset = UNSET,
 
-) -> Response[HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]:
+) -> Response[ErrorBody | HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]:
     """  Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
             `InferenceClient(model="http://HOST:PORT/hf/zero-shot-
     classification").zero_shot_classification(...)`.
@@ -133,7 +155,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]
+        Response[ErrorBody | HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]
      """
 
 
@@ -153,7 +175,7 @@ def sync(
     client: AuthenticatedClient | Client,
     body: HfZeroShotHfZeroShotRequestIODescriptor | Unset = UNSET,
 
-) -> HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound | None:
+) -> ErrorBody | HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound | None:
     """  Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
             `InferenceClient(model="http://HOST:PORT/hf/zero-shot-
     classification").zero_shot_classification(...)`.
@@ -168,7 +190,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound
+        ErrorBody | HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound
      """
 
 
@@ -183,7 +205,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: HfZeroShotHfZeroShotRequestIODescriptor | Unset = UNSET,
 
-) -> Response[HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]:
+) -> Response[ErrorBody | HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]:
     """  Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
             `InferenceClient(model="http://HOST:PORT/hf/zero-shot-
     classification").zero_shot_classification(...)`.
@@ -198,7 +220,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]
+        Response[ErrorBody | HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]
      """
 
 
@@ -218,7 +240,7 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: HfZeroShotHfZeroShotRequestIODescriptor | Unset = UNSET,
 
-) -> HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound | None:
+) -> ErrorBody | HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound | None:
     """  Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
             `InferenceClient(model="http://HOST:PORT/hf/zero-shot-
     classification").zero_shot_classification(...)`.
@@ -233,7 +255,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound
+        ErrorBody | HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound
      """
 
 

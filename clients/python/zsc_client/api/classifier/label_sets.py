@@ -8,6 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...types import Response, UNSET
 from ... import errors
 
+from ...models.error_body import ErrorBody
 from ...models.label_sets import LabelSets
 from typing import cast
 
@@ -32,7 +33,7 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> LabelSets | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorBody | LabelSets | None:
     if response.status_code == 200:
         response_200 = LabelSets.from_dict(response.json())
 
@@ -40,13 +41,27 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_200
 
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_429
+
     if client.raise_on_unexpected_status:
         raise errors.UnexpectedStatus(response.status_code, response.content)
     else:
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[LabelSets]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ErrorBody | LabelSets]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -59,7 +74,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
 
-) -> Response[LabelSets]:
+) -> Response[ErrorBody | LabelSets]:
     """ The label sets this replica holds (ZSC_LABEL_SETS)
 
     Raises:
@@ -67,7 +82,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[LabelSets]
+        Response[ErrorBody | LabelSets]
      """
 
 
@@ -85,7 +100,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
 
-) -> LabelSets | None:
+) -> ErrorBody | LabelSets | None:
     """ The label sets this replica holds (ZSC_LABEL_SETS)
 
     Raises:
@@ -93,7 +108,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        LabelSets
+        ErrorBody | LabelSets
      """
 
 
@@ -106,7 +121,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
 
-) -> Response[LabelSets]:
+) -> Response[ErrorBody | LabelSets]:
     """ The label sets this replica holds (ZSC_LABEL_SETS)
 
     Raises:
@@ -114,7 +129,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[LabelSets]
+        Response[ErrorBody | LabelSets]
      """
 
 
@@ -132,7 +147,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
 
-) -> LabelSets | None:
+) -> ErrorBody | LabelSets | None:
     """ The label sets this replica holds (ZSC_LABEL_SETS)
 
     Raises:
@@ -140,7 +155,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        LabelSets
+        ErrorBody | LabelSets
      """
 
 

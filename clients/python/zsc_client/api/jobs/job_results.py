@@ -62,12 +62,26 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_400
 
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_401
+
     if response.status_code == 404:
         response_404 = ErrorBody.from_dict(response.json())
 
 
 
         return response_404
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_429
 
     if response.status_code == 503:
         response_503 = ErrorBody.from_dict(response.json())
