@@ -194,3 +194,44 @@ def test_phone_width(browser, server, shots):
     assert page.evaluate("document.documentElement.scrollWidth") <= 375  # no sideways scrolling
     page.screenshot(path=str(shots / "ui-phone.png"), full_page=True)
     context.close()
+
+
+UI_KEY = "zsc-ui-test-key-5d0c2b"
+
+
+@pytest.fixture(scope="module")
+def locked_server(store_env, tmp_path_factory):
+    log = tmp_path_factory.mktemp("ui") / "locked.log"
+    with bento_server({**store_env, "ZSC_API_KEYS": UI_KEY}, log) as url:
+        yield url
+
+
+def test_with_an_api_key_the_page_asks_for_it_then_uses_it(browser, locked_server, tmp_path):
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    page.goto(f"{locked_server}/ui")  # the page itself is open; its calls need the key
+    page.get_by_role("button", name="English: news").click()
+    page.get_by_role("button", name="Classify", exact=True).click()
+    error = page.locator("#classify-error")
+    error.wait_for(state="visible")
+    assert error.inner_text().startswith("401: ") and '"API key"' in error.inner_text()
+    assert page.locator("#key-box").evaluate("d => d.open")
+    page.locator("#api-key").fill(UI_KEY)
+    page.locator("#api-key").dispatch_event("change")
+    page.get_by_role("button", name="Classify", exact=True).click()
+    assert rendered(page)[0][0] == "sports" and error.is_hidden()
+    # a job and its download go through the key too (the link fetches with the header)
+    upload = tmp_path / "two.jsonl"
+    upload.write_text('"the team won the match"\n"my parcel is late"\n')
+    page.get_by_role("tab", name="Jobs").click()
+    page.locator("#job-file").set_input_files(str(upload))
+    page.locator("#job-labels").fill("sports, shipping")
+    page.get_by_role("button", name="Submit job").click()
+    page.wait_for_function("document.querySelector('#job-state').textContent === 'done'", timeout=60_000)
+    with page.expect_download() as download:
+        page.locator("#job-download").click()
+    lines = Path(download.value.path()).read_text().splitlines()
+    assert [json.loads(line)["labels"][0] for line in lines] == ["sports", "shipping"]
+    assert page.evaluate("sessionStorage.getItem('zsc-api-key')") == UI_KEY
+    assert page.evaluate("localStorage.length") == 0, "the key is never kept beyond the tab"
+    context.close()

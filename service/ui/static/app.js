@@ -5,6 +5,21 @@
 const api = (path) => new URL(`../${path}`, document.baseURI).toString();
 const $ = (id) => document.getElementById(id);
 const SEPARATORS = /[,，、\n]/;
+const KEY_STORE = "zsc-api-key";
+
+// Every call to the API goes through here: it adds the API key when one is entered (ZSC_API_KEYS), and
+// keeps it in sessionStorage only (gone when the tab closes).
+function call(path, options = {}) {
+  const key = $("api-key").value.trim();
+  const headers = { ...(options.headers || {}) };
+  if (key) headers.Authorization = `Bearer ${key}`;
+  return fetch(api(path), { ...options, headers });
+}
+$("api-key").value = sessionStorage.getItem(KEY_STORE) || "";
+$("api-key").addEventListener("change", () => {
+  sessionStorage.setItem(KEY_STORE, $("api-key").value.trim());
+  loadLabelSets();
+});
 
 const PRESETS = {
   "en-support": {
@@ -128,7 +143,7 @@ for (const button of document.querySelectorAll(".preset")) {
 
 async function loadLabelSets() {
   try {
-    const response = await fetch(api("label_sets"));
+    const response = await call("label_sets");
     if (!response.ok) return;
     const { label_sets: sets } = await response.json();
     if (!sets.length) return;
@@ -150,6 +165,11 @@ function describeError(status, body) {
   // our errors: {"error", "error_type"}; BentoML's validation errors: {"error", "detail": [{loc, msg}]}
   if (body && Array.isArray(body.detail) && body.detail.length) {
     return body.detail.map((d) => `${(d.loc || []).filter((p) => p !== "body").join(".")}: ${d.msg}`).join("\n");
+  }
+  if (status === 401) {
+    $("key-box").open = true;
+    const said = body && body.error ? `${body.error}. ` : "";
+    return `${said}Enter the service's API key under "API key" at the top.`;
   }
   if (body && body.error) return body.error;
   return `HTTP ${status}`;
@@ -188,7 +208,7 @@ async function classify(event) {
   button.disabled = true;
   const started = performance.now();
   try {
-    const response = await fetch(api("classify"), {
+    const response = await call("classify", {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(requestBody()),
@@ -277,7 +297,7 @@ async function submitJob(event) {
   if ($("job-label-set").value) form.append("label_set", $("job-label-set").value);
   $("job-submit").disabled = true;
   try {
-    const response = await fetch(api("jobs"), { method: "POST", body: form });
+    const response = await call("jobs", { method: "POST", body: form });
     const body = await response.json().catch(() => null);
     if (!response.ok) {
       showError("job-error", `${response.status}: ${describeError(response.status, body)}`);
@@ -295,7 +315,7 @@ async function submitJob(event) {
 
 async function pollJob(id) {
   try {
-    const response = await fetch(api(`jobs/${encodeURIComponent(id)}`));
+    const response = await call(`jobs/${encodeURIComponent(id)}`);
     const body = await response.json().catch(() => null);
     if (!response.ok) {
       clearInterval(polling);
@@ -321,13 +341,31 @@ function renderJob(job) {
   const active = ["queued", "running"].includes(job.state);
   $("job-cancel").hidden = !active;
   $("job-cancel").onclick = async () => {
-    await fetch(api(`jobs/${encodeURIComponent(job.id)}`), { method: "DELETE" });
+    await call(`jobs/${encodeURIComponent(job.id)}`, { method: "DELETE" });
     pollJob(job.id);
   };
   const download = $("job-download");
   download.hidden = job.done === 0;
-  download.href = api(`jobs/${encodeURIComponent(job.id)}/results?format=jsonl`);
+  const results = `jobs/${encodeURIComponent(job.id)}/results?format=jsonl`;
+  download.href = api(results);
   download.download = `job-${job.id}.jsonl`;
+  // a link cannot send the key: with one, fetch the results and hand the browser the bytes
+  download.onclick = async (event) => {
+    if (!$("api-key").value.trim()) return;
+    event.preventDefault();
+    const response = await call(results);
+    if (!response.ok) {
+      const body = await response.json().catch(() => null);
+      showError("job-error", `${response.status}: ${describeError(response.status, body)}`);
+      return;
+    }
+    const url = URL.createObjectURL(await response.blob());
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = download.download;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
 }
 
 $("job-form").addEventListener("submit", submitJob);
