@@ -19,15 +19,23 @@ from typing import TypeVar
 
 import anyio
 from bentoml._internal.marshal.dispatcher import CorkDispatcher, NonBlockSema
+from opentelemetry import trace
 
 from .errors import Overloaded
 from .task import Seq
+from .tracing import tracer
 
 P = TypeVar("P")
 
 
 def _shed():
     raise Overloaded()
+
+
+class _Job(list):
+    """One request's sequences, with the span that times its wait in the queue (tracing.py)."""
+
+    queue_span: trace.Span
 
 
 class AdaptiveBatcher:
@@ -70,15 +78,43 @@ class AdaptiveBatcher:
             self._prepare_limiter = anyio.CapacityLimiter(1)
             self._run_limiter = anyio.CapacityLimiter(1)  # one batch on the device; the next one waits here
             self._call = dispatcher(self._run_jobs)
-        return await self._call(list(sequences))
+        job = _Job(sequences)
+        job.queue_span = tracer().start_span("queue", attributes={"zsc.sequences": len(job)})
+        try:
+            return await self._call(job)
+        finally:
+            if job.queue_span.is_recording():  # ended when its batch started; a shed request ends it here
+                job.queue_span.end()
 
-    async def _run_jobs(self, jobs: Sequence[list[Seq]]) -> list[list]:
+    async def _run_jobs(self, jobs: Sequence[_Job]) -> list[list]:
         flat = [s for job in jobs for s in job]
         self._on_batch(len(jobs), len(flat))
-        prepared = await anyio.to_thread.run_sync(self._prepare, flat, limiter=self._prepare_limiter)
-        rows = await anyio.to_thread.run_sync(self._run, prepared, limiter=self._run_limiter)
+        # The batch belongs to its first request's trace, and every request's queue span links to it
+        # (a request larger than max_batch_size reaches here as plain-list pieces: no span of its own)
+        spans = [s for s in (getattr(job, "queue_span", None) for job in jobs) if s is not None and s.is_recording()]
+        batch = tracer().start_span(
+            "batch",
+            context=trace.set_span_in_context(spans[0]) if spans else None,
+            links=[trace.Link(s.get_span_context()) for s in spans],
+            attributes={"zsc.requests": len(jobs), "zsc.sequences": len(flat)},
+        )
+        for span in spans:
+            span.add_link(batch.get_span_context())
+            span.end()
+        with trace.use_span(batch, end_on_exit=True):
+            prepared = await anyio.to_thread.run_sync(
+                self._traced, "tokenize", self._prepare, flat, limiter=self._prepare_limiter
+            )
+            rows = await anyio.to_thread.run_sync(
+                self._traced, "forward", self._run, prepared, limiter=self._run_limiter
+            )
         out, start = [], 0
         for job in jobs:
             out.append(list(rows[start : start + len(job)]))
             start += len(job)
         return out
+
+    @staticmethod
+    def _traced(name: str, stage: Callable, arg):
+        with tracer().start_as_current_span(name):
+            return stage(arg)

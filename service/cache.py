@@ -24,6 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from .task import Seq
+from .tracing import tracer
 
 log = logging.getLogger("zsc.cache")
 
@@ -186,15 +187,17 @@ class RedisTier:
         task.add_done_callback(self._pending.discard)
 
     async def _put(self, items: Sequence[tuple[str, np.ndarray]], on_error) -> None:
-        try:
-            async with self._client.pipeline(transaction=False) as pipe:
-                for k, row in items:
-                    pipe.set(k, np.ascontiguousarray(row, dtype=np.float32).tobytes(), ex=self.ttl_s)
-                await pipe.execute()
-            self.breaker.success()
-        except Exception as exc:
-            self.breaker.failure(exc)
-            on_error(exc)
+        with tracer().start_as_current_span("cache.redis.write", attributes={"zsc.rows": len(items)}) as span:
+            try:
+                async with self._client.pipeline(transaction=False) as pipe:
+                    for k, row in items:
+                        pipe.set(k, np.ascontiguousarray(row, dtype=np.float32).tobytes(), ex=self.ttl_s)
+                    await pipe.execute()
+                self.breaker.success()
+            except Exception as exc:
+                span.record_exception(exc)
+                self.breaker.failure(exc)
+                on_error(exc)
 
     async def close(self) -> None:
         if self._pending:

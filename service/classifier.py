@@ -14,7 +14,9 @@ import numpy as np
 from . import metrics
 from .cache import LocalTier, RedisTier, RedisUnavailable, cache_key
 from .model_spec import ModelSpec
+from .request_context import count_pairs
 from .task import Seq, Task, score, sequences_for
+from .tracing import tracer
 
 
 @dataclass
@@ -57,13 +59,17 @@ class Classifier:
             if self.spec.kind == "embedding":
                 label_keys.update(keys[len(task.texts) :])  # after the text (or its windows)
         keys = list(seq_of)
+        count_pairs(sum(len(t.texts) * sum(len(h) for h in t.hypotheses) for t in tasks))
 
-        rows = self.labels.get_many(k for k in keys if k in label_keys)
-        rows.update(self.local.get_many(k for k in keys if k not in label_keys))
+        with tracer().start_as_current_span("cache.local") as span:
+            rows = self.labels.get_many(k for k in keys if k in label_keys)
+            rows.update(self.local.get_many(k for k in keys if k not in label_keys))
+            span.set_attributes({"zsc.lookups": len(keys), "zsc.hits": len(rows)})
         metrics.cache_lookup("local", hits=len(rows), misses=len(keys) - len(rows))
         missing = [k for k in keys if k not in rows]
         if missing and self.redis is not None:
-            await self._from_redis(missing, rows, label_keys)
+            with tracer().start_as_current_span("cache.redis", attributes={"zsc.lookups": len(missing)}):
+                await self._from_redis(missing, rows, label_keys)
 
         computed = [k for k in keys if k not in rows]
         if computed:

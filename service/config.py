@@ -148,6 +148,47 @@ class Settings:
         default=1,
     )
 
+    # Access ----------------------------------------------------------------------------------------
+    api_keys: str = _doc(
+        "Comma-separated API keys; when set (or ZSC_API_KEYS_FILE), every data endpoint needs "
+        "`Authorization: Bearer <key>`. Two keys at once let a key be rotated.",
+        default="",
+    )
+    api_keys_file: str = _doc(
+        "File with one API key per line (a mounted Kubernetes Secret); re-read when it changes, so a "
+        "rotated Secret takes effect without a restart.",
+        default="",
+    )
+    open_metrics: Literal["true", "false"] = _doc(
+        "Whether /metrics answers without a key (Prometheus scrapes it inside the cluster).", default="true"
+    )
+    open_docs: Literal["true", "false"] = _doc(
+        "Whether the Swagger page (/), /docs.json, /schema.json and /openapi.json answer without a key.", default="true"
+    )
+    rate_limit_rps: int = _doc(
+        "Requests per second each API key may send to one worker (429 with Retry-After past it); 0 = no limit.",
+        default=0,
+    )
+    rate_limit_burst: int = _doc("Requests a key may send at once above its rate; 0 = one second's worth.", default=0)
+    max_body_mb: int = _doc(
+        "Largest request body, in megabytes, outside POST /jobs (ZSC_JOB_MAX_MB); 413 past it. nginx's "
+        "client_max_body_size matches it.",
+        default=16,
+    )
+    retry_after_s: int = _doc("The Retry-After every 429 and 503 answer carries, in seconds.", default=1)
+
+    # Logs and traces -------------------------------------------------------------------------------
+    log_format: Literal["text", "json"] = _doc(
+        "text: BentoML's lines; json: one JSON object per line (time, level, logger, request id, message, and "
+        "for each request its endpoint, status, duration, cache status and pairs).",
+        default="text",
+    )
+    trace_sample_rate: str = _doc(
+        "Share of requests traced (0 to 1) when OTEL_EXPORTER_OTLP_ENDPOINT (or "
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) names an OTLP/HTTP collector; without one nothing is traced.",
+        default="1.0",
+    )
+
     # Limits ----------------------------------------------------------------------------------------
     max_text_chars: int = _doc("Longest accepted text, in characters.", default=10000)
     max_labels: int = _doc("Most candidate labels in one request or batch item.", default=64)
@@ -169,7 +210,9 @@ class Settings:
     workers: int = _doc("BentoML worker processes; each loads its own copy of the model.", default=1)
     timeout_s: int = _doc("Per-request timeout before BentoML answers 504.", default=60)
     max_concurrency: int = _doc(
-        "Requests in flight per service before BentoML answers 429 (0 = unlimited).", default=256
+        "Requests in flight per replica (divided among its workers) before it answers 429 with Retry-After "
+        "(0 = unlimited); health checks, /metrics and the docs do not count.",
+        default=256,
     )
 
     @classmethod
@@ -208,6 +251,8 @@ class Settings:
             "job_ttl_s",
             "job_visibility_s",
             "job_max_attempts",
+            "max_body_mb",
+            "retry_after_s",
         ]
         for name in positive:
             if getattr(self, name) <= 0:
@@ -225,8 +270,24 @@ class Settings:
             raise ValueError(f"ZSC_JOB_SHARE_PCT must be between 1 and 100, got {self.job_share_pct}")
         if self.job_workers < 0:
             raise ValueError(f"ZSC_JOB_WORKERS must be >= 0, got {self.job_workers}")
+        for name in ("rate_limit_rps", "rate_limit_burst"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"ZSC_{name.upper()} must be >= 0, got {getattr(self, name)}")
+        try:
+            rate = float(self.trace_sample_rate)
+        except ValueError:
+            rate = -1.0
+        if not 0 <= rate <= 1:
+            raise ValueError(f"ZSC_TRACE_SAMPLE_RATE must be a number between 0 and 1, got {self.trace_sample_rate!r}")
         if self.batches_in_flight > 4:
             raise ValueError("ZSC_BATCHES_IN_FLIGHT must be at most 4: more only queues work and memory")
+
+    def keys_from_env(self) -> list[str]:
+        return [k.strip() for k in self.api_keys.split(",") if k.strip()]
+
+    @property
+    def auth_enabled(self) -> bool:
+        return bool(self.api_keys or self.api_keys_file)
 
     def batching(self, device: str) -> Batching:
         """The batching limits for the device the backend runs on: set values, else the device's defaults."""
@@ -238,6 +299,7 @@ class Settings:
 
         values = dataclasses.asdict(self)
         values["redis_url"] = redact_url(self.redis_url)
+        values["api_keys"] = f"<{len(self.keys_from_env())} keys>" if self.api_keys else ""
         return values
 
     @staticmethod

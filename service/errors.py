@@ -6,7 +6,8 @@ one of ours (a bug in the cache, the classifier, the scoring) is answered with a
 with its traceback: the caller learns nothing it could misread as a model failure.
 
 Schema violations never get here: BentoML answers them itself with 400 and a ``detail`` list (see the
-README's error table). Timeouts (504) and the concurrency limit (429) are BentoML's too.
+README's error table). Timeouts (504) are BentoML's too; the edge's answers (401, 413, 429: keys, body
+bound, in-flight and rate limits) are middleware.py's, in the same body shape.
 """
 
 from __future__ import annotations

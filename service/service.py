@@ -16,9 +16,10 @@ import time
 import bentoml
 from pydantic import ValidationError
 
-from . import routes
+from . import logs, routes
 from .config import settings
 from .errors import BackendFailure, ServiceError, error_boundary
+from .middleware import EdgeMiddleware
 from .schemas import (
     ClassifyBatchRequest,
     ClassifyBatchResponse,
@@ -28,26 +29,33 @@ from .schemas import (
     HfZeroShotOutput,
     HfZeroShotRequest,
 )
+from .tracing import bentoml_tracing_config, use_bentoml_provider
 
 log = logging.getLogger("zsc.service")
 S = settings()
 INTERACTIVE_GRACE_S = 0.5  # jobs keep yielding this long after the last interactive request ends
 # The GPU deployment (ZSC_DEVICE=cuda) declares its GPU so BentoML assigns one per worker.
 _resources = {"gpu": 1} if S.device == "cuda" else None
+_tracing = bentoml_tracing_config(float(S.trace_sample_rate))
+if S.log_format == "json":
+    logs.configure("json")  # the serving CLI's own lines too; the worker's handlers again in __init__
 
 
 @bentoml.service(
     name="zero_shot_classifier",
     workers=S.workers,
     **({"resources": _resources} if _resources else {}),
-    traffic={"timeout": S.timeout_s, **({"max_concurrency": S.max_concurrency} if S.max_concurrency else {})},
+    traffic={"timeout": S.timeout_s},  # ZSC_MAX_CONCURRENCY: middleware.py, so its 429 says when to retry
+    # our access line (middleware.py) carries the request id, cache status and pairs: BentoML's would repeat it
+    logging={"access": {"enabled": False}},
+    **({"tracing": _tracing} if _tracing else {}),
 )
 class ZeroShotClassifier:
     model_ref = bentoml.models.BentoModel(S.model)
 
     def __init__(self) -> None:
         # heavy imports here: importing the module (bentoml build, the client generator) stays cheap
-        from . import metrics
+        from . import logs, metrics
         from .backends import load_backend
         from .batcher import AdaptiveBatcher
         from .cache import LocalTier, RedisTier
@@ -57,6 +65,10 @@ class ZeroShotClassifier:
         from .tokenization import Tokenizer
 
         self._ready = False
+        logs.configure(S.log_format)
+        if _tracing:
+            use_bentoml_provider()
+            log.info("tracing: OTLP/HTTP to %s, sample rate %s", _tracing["otlp"]["endpoint"], S.trace_sample_rate)
         log.info("settings: %s", S.redacted())
         from .label_sets import load_dir
 
@@ -271,3 +283,5 @@ class ZeroShotClassifier:
 
 # Routes that are not one JSON body in and out (label sets, jobs, the web page), beside the APIs above
 ZeroShotClassifier.mount_asgi_app(routes.app, path="/", name="zsc_routes")
+# Request ids, API keys, rate limits, the body bound, Retry-After and the access line, for every route
+ZeroShotClassifier.add_asgi_middleware(EdgeMiddleware, settings=S)

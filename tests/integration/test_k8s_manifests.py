@@ -11,6 +11,7 @@ fields those CRDs define. The probes, the port and every metric name are checked
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -318,6 +319,30 @@ def test_label_sets_are_mounted_and_each_file_loads(overlay, tmp_path):
     assert len(sets) == len(config_map["data"]) >= 1
     for label_set in sets.values():  # tuned on the model the image serves by default
         assert label_set.model == Settings().model, label_set.name
+
+
+def test_api_keys_component_mounts_a_secret_the_repository_does_not_hold(tmp_path):
+    overlay = tmp_path / "with-keys"
+    overlay.mkdir()
+    rel = lambda p: os.path.relpath(p, overlay)  # noqa: E731
+    (overlay / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+        f"resources:\n  - {rel(K8S / 'base')}\ncomponents:\n  - {rel(K8S / 'components' / 'api-keys')}\n"
+    )
+    result = subprocess.run([KUBECTL, "kustomize", str(overlay)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    docs = [d for d in yaml.safe_load_all(result.stdout) if d]
+    assert not find(docs, "Secret"), "the keys come from a Secret the operator creates, never from the repo"
+    pod = one(docs, "Deployment")["spec"]["template"]["spec"]
+    [container] = pod["containers"]
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    [mount] = [m for m in container["volumeMounts"] if env["ZSC_API_KEYS_FILE"].startswith(m["mountPath"] + "/")]
+    assert mount["readOnly"] and "subPath" not in mount, "a subPath mount would never see a rotated key"
+    [volume] = [v for v in pod["volumes"] if v["name"] == mount["name"]]
+    assert volume["secret"]["secretName"] == "zsc-api-keys" and not volume["secret"].get("optional")
+    assert env["ZSC_API_KEYS_FILE"] == f"{mount['mountPath']}/{volume['secret']['items'][0]['path']}"
+    Settings.from_env({"ZSC_API_KEYS_FILE": env["ZSC_API_KEYS_FILE"]})  # a setting the service knows
+    kubernetes_validate.validate(one(docs, "Deployment"), K8S_VERSION, strict=True)
 
 
 def test_gpu_overlay_asks_for_a_gpu():

@@ -6,8 +6,10 @@ The live tests share one cluster started by the real `deploy/local/cluster.py up
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -88,6 +90,7 @@ def test_shipped_config_matches_the_service_settings():
     [[body], [jobs_body]] = conf["client_max_body_size"]
     largest = s.max_batch_items * s.max_text_chars * 4 + s.max_pairs_per_request * s.max_label_chars * 4
     assert int(body.rstrip("m")) * 2**20 > largest
+    assert int(body.rstrip("m")) == s.max_body_mb, "nginx refuses what the replica would (413), no more, no less"
     assert int(jobs_body.rstrip("m")) > s.job_max_mb
     jobs_location = (NGINX_DIR / "nginx.conf").read_text().split("location /jobs {", 1)[1].split("}", 1)[0]
     assert "non_idempotent" not in jobs_location and "non_idempotent" not in jobs_retry_on, "a job is created once"
@@ -224,6 +227,39 @@ def test_requests_spread_and_a_killed_replica_costs_no_request(cluster):
     assert late, "the stream ended right at the kill: nothing shows the survivors took over"
     assert victim_addr not in {served_by(e) for e in late}
     assert len({served_by(e) for e in late}) == 2
+
+
+def test_sigterm_to_a_replica_under_a_steady_stream_costs_no_request(cluster):
+    """A rolling update's view: replica-3 gets SIGTERM (what Kubernetes sends) while a stream runs; the
+    requests it holds finish, new ones go elsewhere (nginx retries a refused connection)."""
+    url = cluster["nginx"]["url"]
+    total, stop_after, concurrency = 120, 40, 6
+    victim = cluster["replicas"][2]
+    lock = threading.Lock()
+    done = [0]
+    results: list[tuple[int, int, str]] = []
+
+    def send(i: int) -> None:
+        try:
+            with httpx.Client(timeout=90) as client:
+                r = client.post(f"{url}/classify", json=body(10_000 + i), headers={"X-Request-ID": f"term-{i}"})
+            outcome = (i, r.status_code, r.text[:200])
+        except httpx.HTTPError as e:
+            outcome = (i, -1, repr(e))
+        with lock:
+            results.append(outcome)
+            done[0] += 1
+            if done[0] == stop_after:
+                os.kill(victim["pid"], signal.SIGTERM)
+
+    with ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(send, range(total)))
+    failures = [r for r in results if r[1] != 200]
+    assert not failures, f"{len(failures)} client-visible failures, e.g. {failures[:3]}"
+    deadline = time.monotonic() + 30
+    while member_pids(Path(cluster["run_dir"]), victim["name"]) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not member_pids(Path(cluster["run_dir"]), victim["name"]), "the replica did not stop on SIGTERM"
 
 
 def test_no_replica_left_answers_json_502_then_down_stops_everything(cluster):

@@ -1,0 +1,46 @@
+"""What one HTTP request carries through the layers below the middleware: its id, and the facts its access
+log line reports (cache status, pairs). A context variable, so an endpoint fills it in without the
+middleware and the endpoint knowing each other; asyncio tasks and anyio worker threads inherit it."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+REQUEST_ID_HEADER = "X-Request-ID"
+# An id a client sends is kept if it is a plain token (it goes into logs and headers as it is)
+_CLIENT_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
+
+
+@dataclass
+class RequestInfo:
+    request_id: str
+    pairs: int | None = None  # (text window, phrasing) pairs the request asked for, cached or not
+
+
+_current: ContextVar[RequestInfo | None] = ContextVar("zsc_request", default=None)
+
+
+def request_id_from(header: str | None) -> str:
+    """The client's X-Request-ID when it is a plain token, else a new one."""
+    if header and _CLIENT_ID.fullmatch(header):
+        return header
+    return uuid.uuid4().hex
+
+
+def begin(request_id: str) -> RequestInfo:
+    info = RequestInfo(request_id)
+    _current.set(info)
+    return info
+
+
+def current() -> RequestInfo | None:
+    return _current.get()
+
+
+def count_pairs(pairs: int) -> None:
+    info = _current.get()
+    if info is not None:
+        info.pairs = (info.pairs or 0) + pairs

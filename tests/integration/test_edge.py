@@ -1,0 +1,228 @@
+"""The service's HTTP edge over real HTTP (service/middleware.py): API keys on every data endpoint, open
+health checks, two keys at once, keys never logged; request ids; JSON log lines; the body bound; the
+per-key rate limit and the in-flight bound answering 429 with Retry-After."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from tests.support.server import bento_server
+
+KEYS = ("zsc-test-key-one-4f1c9a", "zsc-test-key-two-77b2e0")
+WRONG = "zsc-wrong-key-0d9e61"
+BODY = {"text": "my card was charged twice", "labels": ["billing", "shipping"]}
+
+# (method, path, body): every data endpoint the service has
+DATA_ENDPOINTS = [
+    ("POST", "/classify", BODY),
+    ("POST", "/classify_batch", {"items": [BODY]}),
+    ("POST", "/hf/zero-shot-classification", {"inputs": BODY["text"], "parameters": {"candidate_labels": "a,b"}}),
+    ("POST", "/jobs", {"texts": ["one", "two"], "labels": ["a", "b"]}),
+    ("GET", "/jobs/0123456789abcdef", None),
+    ("GET", "/jobs/0123456789abcdef/results", None),
+    ("DELETE", "/jobs/0123456789abcdef", None),
+    ("GET", "/label_sets", None),
+]
+OPEN = ["/livez", "/healthz", "/readyz", "/metrics", "/", "/docs.json", "/openapi.json", "/ui/", "/ui/app.js"]
+
+
+def tiny_server_env(store_env: dict[str, str]) -> dict[str, str]:
+    return {**store_env, "ZSC_MODEL": "tiny-hf", "ZSC_RUNTIME": "torch"}
+
+
+@pytest.fixture(scope="module")
+def locked(tiny_models, tmp_path_factory):
+    """A server with two keys, JSON logs and a 1 MB body bound; yields (url, log path)."""
+    log = tmp_path_factory.mktemp("edge") / "locked.log"
+    env = {
+        **tiny_server_env(tiny_models),
+        "ZSC_API_KEYS": ",".join(KEYS),
+        "ZSC_LOG_FORMAT": "json",
+        "ZSC_MAX_BODY_MB": "1",
+    }
+    with bento_server(env, log) as url:
+        yield url, log
+
+
+def call(url: str, method: str, path: str, body, key: str | None = None, **headers) -> httpx.Response:
+    if key is not None:
+        headers["Authorization"] = f"Bearer {key}"
+    return httpx.request(method, f"{url}{path}", json=body, headers=headers, timeout=30)
+
+
+@pytest.mark.parametrize("method, path, body", DATA_ENDPOINTS, ids=[f"{m} {p}" for m, p, _ in DATA_ENDPOINTS])
+def test_every_data_endpoint_needs_a_valid_key(locked, method, path, body):
+    url, _ = locked
+    missing = call(url, method, path, body)
+    assert missing.status_code == 401, missing.text
+    assert missing.headers["www-authenticate"].startswith("Bearer realm=")
+    assert missing.json()["error_type"] == "unauthorized" and "Authorization: Bearer" in missing.json()["error"]
+    wrong = call(url, method, path, body, key=WRONG)
+    assert wrong.status_code == 401 and 'error="invalid_token"' in wrong.headers["www-authenticate"]
+    basic = httpx.request(method, f"{url}{path}", json=body, auth=("user", KEYS[0]), timeout=30)
+    assert basic.status_code == 401, "a key sent any other way than Bearer is not accepted"
+    for key in KEYS:  # either key of a rotation works
+        answer = call(url, method, path, body, key=key)
+        assert answer.status_code != 401, answer.text
+        assert answer.status_code < 500, answer.text
+
+
+def test_the_answers_with_a_key_are_the_real_ones(locked):
+    url, _ = locked
+    answer = call(url, "POST", "/classify", BODY, key=KEYS[1])
+    assert answer.status_code == 200 and sorted(answer.json()["labels"]) == ["billing", "shipping"]
+    assert call(url, "GET", "/jobs/0123456789abcdef", None, key=KEYS[0]).json()["error_type"] == "job_not_found"
+
+
+@pytest.mark.parametrize("path", OPEN)
+def test_health_metrics_docs_and_the_page_stay_open(locked, path):
+    url, _ = locked
+    assert httpx.get(f"{url}{path}", timeout=30).status_code == 200
+
+
+def test_request_ids_are_kept_made_and_sanitised(locked):
+    url, _ = locked
+    mine = f"client-{uuid.uuid4()}"
+    assert call(url, "POST", "/classify", BODY, KEYS[0], **{"X-Request-ID": mine}).headers["x-request-id"] == mine
+    made = call(url, "POST", "/classify", BODY, KEYS[0]).headers["x-request-id"]
+    assert len(made) == 32 and made != mine
+    odd = call(url, "POST", "/classify", BODY, KEYS[0], **{"X-Request-ID": "two words\tand a tab"})
+    assert odd.headers["x-request-id"] != "two words\tand a tab" and len(odd.headers["x-request-id"]) == 32
+    refused = call(url, "POST", "/classify", BODY, **{"X-Request-ID": mine + "-refused"})
+    assert refused.status_code == 401 and refused.headers["x-request-id"] == mine + "-refused"
+
+
+def test_every_log_line_is_json_and_a_request_s_lines_carry_its_id(locked):
+    url, log = locked
+    rid = f"trace-me-{uuid.uuid4().hex[:12]}"
+    assert call(url, "POST", "/classify", BODY, KEYS[0], **{"X-Request-ID": rid}).status_code == 200
+    bad = call(url, "POST", "/classify", {"text": "x", "labels": []}, KEYS[0], **{"X-Request-ID": rid + "-bad"})
+    assert bad.status_code == 400
+    httpx.get(f"{url}/readyz")  # flushes nothing, but gives the worker a moment to write
+    lines = [line for line in log.read_text().splitlines() if line.strip()]
+    parsed = []
+    for line in lines:
+        try:
+            parsed.append(json.loads(line))
+        except json.JSONDecodeError:
+            pytest.fail(f"a log line is not JSON: {line!r}")
+    mine = [p for p in parsed if p.get("request_id") == rid]
+    assert mine, f"no line carries {rid}"
+    access = [p for p in mine if p["logger"] == "zsc.access"]
+    assert len(access) == 1, mine
+    line = access[0]
+    assert line["endpoint"] == "/classify" and line["status"] == 200 and line["method"] == "POST"
+    assert line["cache"] in ("miss", "hit", "partial") and line["pairs"] == 2 and line["duration_ms"] > 0
+    assert line["key_id"] and line["level"] == "INFO" and line["time"].endswith("Z")
+    assert all(rid in json.dumps(p) for p in mine)
+    # BentoML's own lines inside a request (its validation error, with the traceback) carry the id too
+    bad_lines = [p for p in parsed if p.get("request_id") == rid + "-bad"]
+    assert [p["status"] for p in bad_lines if p["logger"] == "zsc.access"] == [400]
+    assert any(p["logger"].startswith("bentoml") and "exception" in p for p in bad_lines), bad_lines
+
+
+def test_no_key_is_ever_logged(locked):
+    url, log = locked
+    call(url, "POST", "/classify", BODY, key=WRONG)
+    call(url, "POST", "/classify", BODY, key=KEYS[0])
+    text = log.read_text()
+    for secret in (*KEYS, WRONG):
+        assert secret not in text
+
+
+def test_a_body_over_the_bound_is_413_before_the_model(locked):
+    url, _ = locked
+    big = {"items": [{"text": "x" * 9000, "labels": ["a", "b"]}] * 130}  # ~1.2 MB: over ZSC_MAX_BODY_MB=1
+    declared = call(url, "POST", "/classify_batch", big, KEYS[0])
+    assert declared.status_code == 413 and declared.json()["error_type"] == "payload_too_large"
+    assert "ZSC_MAX_BODY_MB" in declared.json()["error"]
+
+    def chunks():  # no Content-Length: a streamed body is cut off as it passes the bound
+        data = json.dumps(big).encode()
+        for i in range(0, len(data), 65536):
+            yield data[i : i + 65536]
+
+    streamed = httpx.post(
+        f"{url}/classify_batch",
+        content=chunks(),
+        headers={"Authorization": f"Bearer {KEYS[0]}", "content-type": "application/json"},
+        timeout=30,
+    )
+    assert streamed.status_code == 413, streamed.text
+    assert call(url, "POST", "/classify", BODY, KEYS[0]).status_code == 200, "and the service goes on"
+
+
+@pytest.fixture(scope="module")
+def limited(tiny_models, tmp_path_factory):
+    """One key, 2 requests/s with a burst of 3, and at most 2 requests in flight."""
+    log = tmp_path_factory.mktemp("edge") / "limited.log"
+    env = {
+        **tiny_server_env(tiny_models),
+        "ZSC_API_KEYS_FILE": str(log.parent / "keys"),
+        "ZSC_RATE_LIMIT_RPS": "2",
+        "ZSC_RATE_LIMIT_BURST": "3",
+        "ZSC_MAX_CONCURRENCY": "2",
+    }
+    (log.parent / "keys").write_text(f"# a mounted Secret\n{KEYS[0]}\n")
+    with bento_server(env, log) as url:
+        yield url, log.parent / "keys"
+
+
+def test_rate_limit_is_429_with_retry_after_per_key(limited):
+    url, _ = limited
+    statuses = [call(url, "POST", "/classify", BODY, KEYS[0]) for _ in range(6)]
+    codes = [r.status_code for r in statuses]
+    assert codes[:3] == [200, 200, 200] and 429 in codes[3:], codes
+    shed = next(r for r in statuses if r.status_code == 429)
+    assert int(shed.headers["retry-after"]) >= 1 and shed.json()["error_type"] == "rate_limited"
+    assert "ZSC_RATE_LIMIT_RPS" in shed.json()["error"]
+
+
+def test_in_flight_bound_is_429_with_retry_after(limited):
+    url, keys = limited
+    keys.write_text(f"{KEYS[0]}\n{KEYS[1]}\n")  # rotation through the file: the second key becomes valid
+    heavy = {"items": [{"text": f"text {i} " * 60, "labels": [f"l{k}" for k in range(16)]} for i in range(64)]}
+
+    def send(i: int) -> httpx.Response:
+        # each request its own key... of two: the rate limit (burst 3 per key) is not what answers here
+        return call(url, "POST", "/classify_batch", heavy, KEYS[i % 2])
+
+    time.sleep(3)  # the key file is looked at every 2 s; and both buckets refill
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(send, range(6)))
+    codes = sorted(r.status_code for r in answers)
+    overloaded = [r for r in answers if r.status_code == 429 and r.json()["error_type"] == "overloaded"]
+    assert overloaded, codes
+    assert all(int(r.headers["retry-after"]) >= 1 for r in overloaded)
+    assert "ZSC_MAX_CONCURRENCY" in overloaded[0].json()["error"]
+    assert 200 in codes, codes
+
+
+def test_the_typed_client_and_hugging_face_s_client_send_the_key(locked):
+    from huggingface_hub import InferenceClient
+    from huggingface_hub.errors import HfHubHTTPError
+    from zsc_client import AuthenticatedClient, Client
+    from zsc_client.api.classifier import classify
+    from zsc_client.models import ClassifyRequest, ClassifyResult
+
+    url, _ = locked
+    request = ClassifyRequest.from_dict(BODY)
+    with AuthenticatedClient(base_url=url, token=KEYS[1]) as client:
+        answer = classify.sync_detailed(client=client, body=request)
+    assert answer.status_code == 200 and isinstance(answer.parsed, ClassifyResult)
+    with Client(base_url=url) as client:
+        assert classify.sync_detailed(client=client, body=request).status_code == 401
+
+    hf = InferenceClient(model=f"{url}/hf/zero-shot-classification", token=KEYS[0])
+    got = hf.zero_shot_classification(BODY["text"], BODY["labels"])
+    assert sorted(e.label for e in got) == ["billing", "shipping"]
+    with pytest.raises(HfHubHTTPError, match="401"):
+        InferenceClient(model=f"{url}/hf/zero-shot-classification", token=WRONG).zero_shot_classification(
+            BODY["text"], BODY["labels"]
+        )
