@@ -54,6 +54,7 @@ class EdgeMiddleware:
         )
         self.open = HEALTH + (("/metrics",) if settings.open_metrics == "true" else ())
         self.open += DOCS if settings.open_docs == "true" else ()
+        self.uncounted = HEALTH + DOCS + ("/metrics",)  # never held against the in-flight bound
         self.retry_after = str(settings.retry_after_s).encode()
         # per worker process, as BentoML divided its own max_concurrency
         self.max_in_flight = max(1, settings.max_concurrency // settings.workers) if settings.max_concurrency else 0
@@ -108,7 +109,7 @@ class EdgeMiddleware:
             if limit is not None and length.isdigit() and int(length) > limit:
                 await reply(413, _too_large(limit, path))
                 return
-            bounded = bool(self.max_in_flight) and not _under(path, self.open + DOCS + ("/metrics",))
+            bounded = bool(self.max_in_flight) and not _under(path, self.uncounted)
             if bounded and self.in_flight >= self.max_in_flight:
                 await reply(
                     429,
