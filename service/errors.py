@@ -38,11 +38,21 @@ class ServiceError(Exception):
 
 
 class InvalidRequest(ServiceError):
-    """A request the schema accepts but the model cannot take as it is (its text's length in tokens, its
-    windows, its pairs after chunking): checked with the tokenizer, after validation."""
+    """A request that breaks the API's document, found outside BentoML's schema validation (a job's items,
+    lines or rows; a query parameter)."""
 
     error_type = "invalid_request"
     status = 400
+
+
+class UnprocessableRequest(InvalidRequest):
+    """A request the document calls valid that breaks a rule no JSON schema can state: label names unique
+    once trimmed, (text window, phrasing) pairs within ZSC_MAX_PAIRS_PER_REQUEST, a text within the model's
+    window with truncation "error", windows within ZSC_MAX_WINDOWS. 422, so that 400 always means "the
+    document says why"."""
+
+    error_type = "unprocessable_request"
+    status = 422
 
 
 class LabelSetNotFound(ServiceError):

@@ -65,7 +65,10 @@ class LabelSet(BaseModel):
         # the request's own rules (non-empty, unique, lengths, phrasings, limits) where the set is served;
         # `zsc tune` writes sets for a service whose limits it does not know (context {"limits": False})
         if (info.context or {}).get("limits", True):
-            return ClassifyRequest.model_validate({"text": "x", "labels": labels}).labels
+            request = ClassifyRequest.model_validate({"text": "x", "labels": labels})
+            if problem := request.rule_broken():
+                raise ValueError(problem)
+            return request.labels
         return labels
 
     def request_fields(self) -> dict[str, Any]:

@@ -34,6 +34,7 @@ HEALTH = ("/livez", "/healthz", "/readyz", "/ui")  # probes, and the page (its c
 DOCS = ("/", "/docs.json", "/schema.json", "/openapi.json", "/static_content", "/assets")
 QUIET = ("/livez", "/healthz", "/readyz", "/metrics")  # no access line: probes and scrapes every few seconds
 REALM = 'Bearer realm="zero-shot-classifier"'
+JSON_APIS = ("/classify", "/classify_batch", "/hf/zero-shot-classification")  # BentoML APIs: JSON bodies only
 
 
 def _under(path: str, prefixes: tuple[str, ...]) -> bool:
@@ -88,6 +89,10 @@ class EdgeMiddleware:
 
         async def send_with_id(message: dict) -> None:
             if message["type"] == "http.response.start":
+                if message["status"] == 404 and _plain_text(message):  # the router's "Not Found": no route
+                    await reply(404, _no_route(scope))
+                    seen["replaced"] = True
+                    return
                 seen["status"] = message["status"]
                 out = [h for h in message.get("headers", []) if h[0].lower() != b"x-request-id"]
                 out.append((b"x-request-id", rid))
@@ -97,12 +102,18 @@ class EdgeMiddleware:
                     if name.lower() == b"x-cache":
                         seen["cache"] = value.decode("latin-1")
                 message = {**message, "headers": out}
+            elif seen.get("replaced"):
+                return  # the body of the router's plain-text answer, replaced above
             await send(message)
 
         try:
             denied = self._deny(scope, path, headers)
             if denied is not None:
                 await reply(*denied)
+                return
+            unreadable = _content_type_problem(scope, path, headers.get("content-type", ""))
+            if unreadable is not None:
+                await reply(*unreadable)
                 return
             limit = self._body_limit(scope, path)
             length = headers.get("content-length", "")
@@ -218,6 +229,39 @@ class EdgeMiddleware:
                 "key_id": scope.get("state", {}).get("zsc_key_id"),
             },
         )
+
+
+def _content_type_problem(scope: dict, path: str, content_type: str) -> tuple[int, dict] | None:
+    """A body the endpoint cannot read, refused before anything parses it (BentoML would try to read a
+    form from a JSON API's body, and a multipart body without its boundary fails deep in Starlette: 500)."""
+    if scope["method"] not in ("POST", "PUT", "PATCH") or not content_type:
+        return None
+    media, _, params = content_type.partition(";")
+    media = media.strip().lower()
+    if path in JSON_APIS and media != "application/json":
+        return 415, {
+            "error": f"{path} reads JSON: send the body with 'Content-Type: application/json', not {media!r}",
+            "error_type": "unsupported_media_type",
+        }
+    if media == "multipart/form-data" and "boundary=" not in params.lower():
+        return 400, {
+            "error": "multipart/form-data without its boundary parameter: let the HTTP client set the header "
+            "(e.g. 'multipart/form-data; boundary=...')",
+            "error_type": "invalid_request",
+        }
+    return None
+
+
+def _plain_text(start: dict) -> bool:
+    return any(k.lower() == b"content-type" and v.startswith(b"text/plain") for k, v in start.get("headers", []))
+
+
+def _no_route(scope: dict) -> dict:
+    """Every error of this API is JSON, an unknown path too."""
+    return {
+        "error": f"no such endpoint: {scope['method']} {scope['path']!r}; the API is described at /openapi.json",
+        "error_type": "not_found",
+    }
 
 
 def _too_large(limit: int, path: str) -> dict:

@@ -13,8 +13,15 @@ from pydantic import BaseModel, Field
 from pydantic.json_schema import models_json_schema
 
 from .jobs.schemas import JobResultsPage, JobStatus, JobSubmission
+from .middleware import JSON_APIS
 
 REF = "#/components/schemas/{model}"
+UNPROCESSABLE = (
+    "Valid by this document, but breaks a rule no JSON schema can state: label names unique once trimmed "
+    "(a label object's name included); (text window, phrasing) pairs within ZSC_MAX_PAIRS_PER_REQUEST (for a "
+    'batch, summed over its items); a text within the model\'s window with truncation "error"; windows '
+    "within ZSC_MAX_WINDOWS"
+)
 
 
 class LabelSetSummary(BaseModel):
@@ -60,12 +67,16 @@ def _json(model: type[BaseModel]) -> dict[str, Any]:
 
 def _errors(*codes: int) -> dict[str, Any]:
     what = {400: "The request cannot be run as sent", 404: "No such job or label set", 413: "Over ZSC_JOB_MAX_MB",
-            503: "The job store (Redis) does not answer"}  # fmt: skip
+            422: UNPROCESSABLE, 503: "The job store (Redis) does not answer"}  # fmt: skip
     return {str(c): {"description": what[c], "content": _json(ErrorBody)} for c in codes}
 
 
 def _job_id() -> dict[str, Any]:
     return {"name": "job_id", "in": "path", "required": True, "schema": {"type": "string"}}
+
+
+def _query(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False, "schema": schema}
 
 
 def paths() -> dict[str, Any]:
@@ -88,7 +99,7 @@ def paths() -> dict[str, Any]:
                 "requestBody": {"required": True, "content": _json(JobSubmission)},
                 "responses": {
                     "202": {"description": "Queued", "content": _json(JobStatus)},
-                    **_errors(400, 404, 413, 503),
+                    **_errors(400, 404, 413, 422, 503),
                 },
             }
         },
@@ -115,23 +126,20 @@ def paths() -> dict[str, Any]:
                 "summary": "A page of a job's finished items in order (?format=jsonl streams them all as JSON lines)",
                 "parameters": [
                     _job_id(),
-                    {
-                        "name": "offset",
-                        "in": "query",
-                        "required": False,
-                        "schema": {"type": "integer", "minimum": 0, "default": 0},
-                    },  # noqa: E501
-                    {
-                        "name": "limit",
-                        "in": "query",
-                        "required": False,
-                        "schema": {"type": "integer", "minimum": 0, "maximum": 10000, "default": 1000},
-                    },  # noqa: E501
+                    _query("offset", {"type": "integer", "minimum": 0, "maximum": 10**9, "default": 0}),
+                    _query("limit", {"type": "integer", "minimum": 0, "maximum": 10_000, "default": 1000}),
+                    _query("format", {"type": "string", "enum": ["json", "jsonl"], "default": "json"}),
                 ],
                 "responses": {
-                    "200": {"description": "A page", "content": _json(JobResultsPage)},
+                    "200": {
+                        "description": "A page (JSON), or every finished item as JSON lines (format=jsonl)",
+                        "content": {
+                            **_json(JobResultsPage),
+                            "application/x-ndjson": {"schema": {"type": "string"}},
+                        },
+                    },
                     **_errors(400, 404, 503),
-                },  # noqa: E501
+                },
             }
         },
     }
@@ -169,6 +177,12 @@ def merged(spec: dict[str, Any]) -> dict[str, Any]:
             },
         },
     }
+    _refer_to_components(spec.get("paths", {}), schemas)
+    for path in JSON_APIS:
+        for op in out["paths"].get(path, {}).values():
+            op["responses"]["422"] = {"description": UNPROCESSABLE, "content": _json(ErrorBody)}
+            if "requestBody" in op:  # BentoML leaves it optional; without a body the answer is a 400
+                op["requestBody"]["required"] = True
     _edge_responses(out["paths"])
     for name, rule in _CROSS_FIELD.items():  # BentoML's schema objects have no `not`: added here
         if name in schemas:
@@ -176,6 +190,29 @@ def merged(spec: dict[str, Any]) -> dict[str, Any]:
     out["tags"] = [*spec.get("tags", []), *([{"name": "jobs", "description": "Bulk jobs"}] if "tags" in spec else [])]
     return out
 
+
+def _refer_to_components(paths_: dict[str, Any], schemas: dict[str, Any]) -> None:
+    """BentoML writes each API's body and answer inline, keeping only the first branch of every union (so
+    `"labels": "a, b"` and `"label_set": null` read as invalid); its components keep the whole schema. Point
+    each inline schema at the component of the same title."""
+    for operations in paths_.values():
+        for op in operations.values():
+            if not isinstance(op, dict):
+                continue
+            bodies = [op.get("requestBody", {}), *op.get("responses", {}).values()]
+            for body in bodies:
+                media = body.get("content", {}).get("application/json", {})
+                title = media.get("schema", {}).get("title")
+                if title in schemas:
+                    media["schema"] = {"$ref": REF.format(model=title)}
+
+
+_LABELS_OR_SET = {  # labels or label_set
+    "anyOf": [
+        {"required": ["labels"], "properties": {"labels": {"not": {"type": "null"}}}},
+        {"required": ["label_set"], "properties": {"label_set": {"not": {"type": "null"}}}},
+    ]
+}
 
 # Rules between fields that the models check in validators, stated in the document so that a request it
 # calls valid is one the service accepts (null means "not given" everywhere)
@@ -186,16 +223,33 @@ _CROSS_FIELD: dict[str, dict[str, Any]] = {
             "properties": {"description": {"not": {"type": "null"}}, "hypothesis": {"not": {"type": "null"}}},
         }
     },
+    "ClassifyRequest": _LABELS_OR_SET,
+    "ClassifyRequestIODescriptor": _LABELS_OR_SET,
     "HfParameters": {  # candidate_labels or label_set
         "anyOf": [
             {"required": ["candidate_labels"], "properties": {"candidate_labels": {"not": {"type": "null"}}}},
             {"required": ["label_set"], "properties": {"label_set": {"not": {"type": "null"}}}},
         ]
     },
-    "JobSubmission": {  # items or texts, at least one item
-        "anyOf": [
-            {"required": ["items"], "properties": {"items": {"type": "array", "minItems": 1}}},
-            {"required": ["texts"], "properties": {"texts": {"type": "array", "minItems": 1}}},
+    "JobSubmission": {
+        "allOf": [
+            {  # items or texts, at least one item
+                "anyOf": [
+                    {"required": ["items"], "properties": {"items": {"type": "array", "minItems": 1}}},
+                    {"required": ["texts"], "properties": {"texts": {"type": "array", "minItems": 1}}},
+                ]
+            },
+            {  # labels or a label set for every item: shared, or each item's own (then no bare texts)
+                "anyOf": [
+                    *_LABELS_OR_SET["anyOf"],
+                    {
+                        "properties": {
+                            "items": {"type": "array", "items": {"type": "object", **_LABELS_OR_SET}},
+                            "texts": {"anyOf": [{"type": "null"}, {"type": "array", "maxItems": 0}]},
+                        }
+                    },
+                ]
+            },
         ]
     },
 }
@@ -203,6 +257,7 @@ _CROSS_FIELD: dict[str, dict[str, Any]] = {
 _EDGE = {
     "401": "No API key, or one that is not valid (when ZSC_API_KEYS is set)",
     "413": "The body is over ZSC_MAX_BODY_MB (ZSC_JOB_MAX_MB for jobs)",
+    "415": "The body is not sent as application/json",
     "429": "Over ZSC_MAX_CONCURRENCY in flight, or the key's rate limit; see Retry-After",
 }
 
@@ -217,6 +272,8 @@ def _edge_responses(paths_: dict[str, Any]) -> None:
                 continue
             for code, what in _EDGE.items():
                 if code == "413" and method not in ("post", "put", "patch"):
+                    continue
+                if code == "415" and path not in JSON_APIS:
                     continue
                 op["responses"].setdefault(code, {"description": what, "content": _json(ErrorBody)})
 

@@ -2,8 +2,9 @@
 
 On the way in: each label becomes its hypotheses (the template with the name or each description, or
 whole hypotheses); a text longer than the model's window is cut or split into windows as the request's
-``truncation`` says (``windows.py``); what needs the tokenizer is checked here (400 ``invalid_request``):
-a text too long with ``error``, too many windows, too many (window, phrasing) pairs. On the way out: the
+``truncation`` says (``windows.py``); what no schema can state is checked here (422
+``unprocessable_request``): labels unique once trimmed, and what needs the tokenizer: a text too long with
+``error``, too many windows, too many (window, phrasing) pairs. On the way out: the
 ranking, the decision (``predicted``), ``top_k``, and warnings (a text in a script the model's languages
 do not cover).
 """
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from . import windows
-from .errors import InvalidRequest, LabelSetNotFound
+from .errors import LabelSetNotFound, UnprocessableRequest
 from .label_sets import LabelSet
 from .languages import mismatch
 from .model_spec import ModelSpec
@@ -100,20 +101,33 @@ def prepare(request: ClassifyRequest, spec: ModelSpec, tokenizer: Tokenizer, max
 def prepare_all(
     resolved: Sequence[Resolved], spec: ModelSpec, tokenizer: Tokenizer, max_windows: int, max_pairs: int
 ) -> list[Prepared]:
-    """Every request of a call; stops at the first one that breaks a limit, so a hostile call costs little."""
+    """Every request of a call; stops at the first one that breaks a limit, so a hostile call costs little
+    (the pairs before windows are counted before anything is tokenized)."""
+
+    def where(i: int) -> str:
+        return f"item {i}: " if len(resolved) > 1 else ""
+
+    for i, r in enumerate(resolved):
+        if problem := r.request.rule_broken():
+            raise UnprocessableRequest(f"{where(i)}{problem}")
+    before = sum(r.request.pairs for r in resolved)
+    if before > max_pairs:
+        raise UnprocessableRequest(
+            f"{before} (text, phrasing) pairs in total; the limit is {max_pairs} (ZSC_MAX_PAIRS_PER_REQUEST): "
+            "split the call"
+        )
     out, pairs = [], 0
     for i, r in enumerate(resolved):
-        where = f"item {i}: " if len(resolved) > 1 else ""
         try:
             prepared = prepare(r.request, spec, tokenizer, max_windows)
         except windows.TooLong as exc:
-            raise InvalidRequest(f"{where}{exc}") from None
+            raise UnprocessableRequest(f"{where(i)}{exc}") from None
         prepared.thresholds = r.thresholds
         prepared.warnings = r.warnings + prepared.warnings
         pairs += prepared.pairs
         if pairs > max_pairs:
-            raise InvalidRequest(
-                f"{where}the call needs {pairs}+ (text window, phrasing) pairs; the limit is {max_pairs} "
+            raise UnprocessableRequest(
+                f"{where(i)}the call needs {pairs}+ (text window, phrasing) pairs; the limit is {max_pairs} "
                 "(ZSC_MAX_PAIRS_PER_REQUEST): fewer labels, phrasings or windows, or split the call"
             )
         out.append(prepared)

@@ -9,8 +9,9 @@ windows) is checked after this, in ``requests.py``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -27,6 +28,94 @@ from pydantic import (
 from .config import settings
 
 _LABEL_SPLIT = re.compile(r"[,，]")  # ASCII or full-width comma
+
+# The rules below are both checked (validators, with messages that say what to fix) and stated in the
+# OpenAPI document (``schema_rules``), so that what the document calls valid is what the service accepts.
+# White space as str.strip() and str.isspace() know it, spelt out: JSON Schema patterns are ECMA-262 regexes,
+# whose \s is another set (it lacks U+001C..U+001F and U+0085, and has U+FEFF)
+SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK = rf"[^{SPACE}]"  # some character that is not white space
+# exactly one '{}' where the label goes; other braces doubled ('{{', '}}')
+TEMPLATE = r"^(?:[^{}]|[{][{]|[}][}])*[{][}](?:[^{}]|[{][{]|[}][}])*$"  # braces in classes: no escapes to misread
+
+
+def _label_string(most: int, longest: int) -> str:
+    """A comma-separated label string: 1 to ``most`` parts of at most ``longest`` characters, none of them
+    blank, no two the same once trimmed (the second lookahead: a part, then a later one equal to it but for
+    white space; the service answers that one with 422, ``rule_broken``, as for a list)."""
+    part, blanks = rf"[^,，]*[^,，{SPACE}][^,，]*", rf"[{SPACE}]*"
+    repeated = (
+        rf"(?:[^,，]*[,，])*{blanks}([^,，]*?[^,，{SPACE}]){blanks}[,，](?:[^,，]*[,，])*{blanks}\1{blanks}(?:[,，]|$)"
+    )
+    too_long = rf"[\s\S]*[^,，]{{{longest + 1}}}"
+    return rf"^(?!{too_long})(?!{repeated}){part}(?:[,，]{part}){{0,{most - 1}}}$"
+
+
+Rules = Callable[[], dict[str, Any]]
+
+
+def schema_rules(string: Rules | None = None, array: Rules | None = None, item: Rules | None = None):
+    """A ``json_schema_extra`` that writes validator rules into a field's schema: ``string`` on its string
+    form, ``array`` on its list form and ``item`` on the list's string items, whichever the field's union
+    has (a field that may be null gets them on its other branches). Limits are read from the settings when
+    the document is made, so it states this replica's limits."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        _apply(schema, string and string(), array and array(), item and item())
+
+    return extra
+
+
+def _apply(schema: dict[str, Any], string: dict | None, array: dict | None, item: dict | None) -> None:
+    for branch in schema.get("anyOf") or schema.get("oneOf") or [schema]:
+        kind = branch.get("type")
+        if kind == "string" and string:
+            branch.update(string)
+        elif kind == "array":
+            branch.update(array or {})
+            if item:
+                _apply(branch["items"], item, None, None)
+
+
+def text_rules() -> dict[str, Any]:
+    return {"pattern": NOT_BLANK, "maxLength": settings().max_text_chars}
+
+
+def label_rules() -> dict[str, Any]:
+    return {"pattern": NOT_BLANK, "maxLength": settings().max_label_chars}
+
+
+def labels_rules() -> dict[str, Any]:
+    return {"minItems": 1, "maxItems": settings().max_labels, "uniqueItems": True}
+
+
+def label_list_string_rules() -> dict[str, Any]:
+    s = settings()
+    return {"pattern": _label_string(s.max_labels, s.max_label_chars)}
+
+
+def phrasing_rules() -> dict[str, Any]:
+    return {"pattern": NOT_BLANK, "maxLength": settings().max_description_chars}
+
+
+def phrasings_rules() -> dict[str, Any]:
+    return {"minItems": 1, "maxItems": settings().max_phrasings}
+
+
+def template_rules() -> dict[str, Any]:
+    # the length goes into the pattern (a lookahead), not maxLength: schemathesis folds maxLength into the
+    # pattern's quantifiers and writes the braces back in a form ECMA regexes refuse
+    most = settings().max_template_chars
+    return {"pattern": rf"^(?=[\s\S]{{0,{most}}}$)" + TEMPLATE[1:]}
+
+
+def batch_rules() -> dict[str, Any]:
+    return {"minItems": 1, "maxItems": settings().max_batch_items}
+
+
+LABELS_SCHEMA = schema_rules(string=label_list_string_rules, array=labels_rules, item=label_rules)
+TEXT_SCHEMA = schema_rules(string=text_rules)
+TEMPLATE_SCHEMA = schema_rules(string=template_rules)
 
 Truncation = Literal["end", "start", "error", "chunk"]
 Aggregation = Literal["max", "mean"]
@@ -63,16 +152,22 @@ class LabelObject(BaseModel):
         json_schema_extra={"example": {"name": "praise", "description": ["a compliment", "a happy customer"]}},
     )
 
-    name: StrictStr = Field(description="What the answer calls this label.", examples=["billing"])
+    name: StrictStr = Field(
+        description="What the answer calls this label.",
+        examples=["billing"],
+        json_schema_extra=schema_rules(label_rules),
+    )
     description: StrictStr | list[StrictStr] | None = Field(
         default=None,
         description="Put into the hypothesis template instead of the name; a list gives several phrasings.",
         examples=["payments, refunds and invoices"],
+        json_schema_extra=schema_rules(phrasing_rules, phrasings_rules, phrasing_rules),
     )
     hypothesis: StrictStr | list[StrictStr] | None = Field(
         default=None,
         description="Whole hypotheses used as they are (no template); a list gives several phrasings.",
         examples=["The customer asks about money."],
+        json_schema_extra=schema_rules(phrasing_rules, phrasings_rules, phrasing_rules),
     )
 
     @field_validator("description", "hypothesis")
@@ -87,13 +182,13 @@ class LabelObject(BaseModel):
         if len(items) > s.max_phrasings:
             raise ValueError(f"{len(items)} phrasings; the limit is {s.max_phrasings} (ZSC_MAX_PHRASINGS)")
         out = []
-        for i, item in enumerate(items):
-            item = item.strip()
+        for i, raw in enumerate(items):
+            item = raw.strip()
             if not item:
                 raise ValueError(f"{info.field_name} {i} is empty: write the phrasing, or leave it out")
-            if len(item) > s.max_description_chars:
+            if len(raw) > s.max_description_chars:
                 raise ValueError(
-                    f"{info.field_name} {i} has {len(item)} characters; the limit is {s.max_description_chars} "
+                    f"{info.field_name} {i} has {len(raw)} characters; the limit is {s.max_description_chars} "
                     "(ZSC_MAX_DESCRIPTION_CHARS)"
                 )
             out.append(item)
@@ -132,12 +227,14 @@ class ClassifyRequest(BaseModel):
     text: StrictStr = Field(
         description="The text to classify, in any language the model covers.",
         examples=["My card was charged twice for one order", "我的快递三天了还没到，什么时候发货？"],
+        json_schema_extra=TEXT_SCHEMA,
     )
     labels: list[StrictStr | LabelObject] | StrictStr | None = Field(
         default=None,
         description="Candidate labels: a list of names or label objects, or one string separated by ',' or '，'. "
         "Required unless label_set is given.",
         examples=[["billing", "shipping", "praise"], ["物流", "退款", "表扬"]],
+        json_schema_extra=LABELS_SCHEMA,
     )
     label_set: StrictStr | None = Field(
         default=None,
@@ -149,6 +246,7 @@ class ClassifyRequest(BaseModel):
         default=None,
         description="How a label (or its description) becomes a hypothesis; must contain '{}'. Default: the model's.",
         examples=["This text is about {}."],
+        json_schema_extra=TEMPLATE_SCHEMA,
     )
     multi_label: StrictBool = Field(
         default=False,
@@ -185,24 +283,21 @@ class ClassifyRequest(BaseModel):
         if labels is None:
             return None
         s = settings()
-        items: list[str | LabelObject] = split_labels(labels) if isinstance(labels, str) else list(labels)
+        items: list[str | LabelObject] = _LABEL_SPLIT.split(labels) if isinstance(labels, str) else list(labels)
         if not items or (len(items) == 1 and isinstance(items[0], str) and not items[0].strip()):
             raise ValueError("no labels: send at least one candidate label")
         if len(items) > s.max_labels:
             raise ValueError(f"{len(items)} labels; the limit is {s.max_labels} (ZSC_MAX_LABELS)")
-        seen: set[str] = set()
         out: list[str | LabelObject] = []
         for i, item in enumerate(items):
-            name = (item if isinstance(item, str) else item.name).strip()
+            raw = item if isinstance(item, str) else item.name
+            name = raw.strip()
             if not name:
                 raise ValueError(f"label {i} is empty: remove it or give it a name")
-            if len(name) > s.max_label_chars:
+            if len(raw) > s.max_label_chars:
                 raise ValueError(
-                    f"label {i} has {len(name)} characters; the limit is {s.max_label_chars} (ZSC_MAX_LABEL_CHARS)"
+                    f"label {i} has {len(raw)} characters; the limit is {s.max_label_chars} (ZSC_MAX_LABEL_CHARS)"
                 )
-            if name in seen:
-                raise ValueError(f"label {name!r} appears twice: labels must be unique")
-            seen.add(name)
             out.append(name if isinstance(item, str) else item)
         return out
 
@@ -218,22 +313,31 @@ class ClassifyRequest(BaseModel):
             raise ValueError(
                 "hypothesis_template must contain '{}' where the label goes, e.g. 'This text is about {}.'"
             )
-        try:
-            template.format("label")
-        except (IndexError, KeyError, ValueError):
+        if not re.fullmatch(TEMPLATE, template):
             raise ValueError(
-                "hypothesis_template may contain only '{}' as a placeholder; write other braces as '{{' and '}}'"
-            ) from None
+                "hypothesis_template must contain exactly one '{}' (where the label goes); write other braces "
+                "as '{{' and '}}'"
+            )
         return template
 
     @model_validator(mode="after")
-    def _pairs(self) -> ClassifyRequest:
+    def _some_labels(self) -> ClassifyRequest:
         if self.labels is None and self.label_set is None:
             raise ValueError("no labels: send labels, or the name of a label set (label_set)")
+        return self
+
+    def rule_broken(self) -> str | None:
+        """What this request breaks of the rules a JSON schema cannot state (422, not 400: the document
+        calls the request valid): label names unique once trimmed, and its pairs within the limit."""
+        seen: set[str] = set()
+        for name in self.names if self.labels is not None else ():  # a label set's are checked when loaded
+            if name in seen:
+                return f"label {name!r} appears twice: labels must be unique"
+            seen.add(name)
         limit = settings().max_pairs_per_request
         if self.pairs > limit:
-            raise ValueError(f"{self.pairs} pairs; the limit is {limit} (ZSC_MAX_PAIRS_PER_REQUEST)")
-        return self
+            return f"{self.pairs} pairs; the limit is {limit} (ZSC_MAX_PAIRS_PER_REQUEST)"
+        return None
 
     @property
     def label_list(self) -> list[Label]:
@@ -267,7 +371,10 @@ class ClassifyBatchRequest(BaseModel):
         },
     )
 
-    items: list[ClassifyRequest] = Field(description="The classifications to run, answered in this order.")
+    items: list[ClassifyRequest] = Field(
+        description="The classifications to run, answered in this order.",
+        json_schema_extra=schema_rules(array=batch_rules),
+    )
 
     @field_validator("items")
     @classmethod
@@ -277,12 +384,6 @@ class ClassifyBatchRequest(BaseModel):
             raise ValueError("items is empty: send at least one item")
         if len(items) > s.max_batch_items:
             raise ValueError(f"{len(items)} items; the limit is {s.max_batch_items} (ZSC_MAX_BATCH_ITEMS)")
-        pairs = sum(item.pairs for item in items)
-        if pairs > s.max_pairs_per_request:
-            raise ValueError(
-                f"{pairs} (text, label) pairs in total; the limit is {s.max_pairs_per_request} "
-                "(ZSC_MAX_PAIRS_PER_REQUEST): split the batch"
-            )
         return items
 
 
@@ -324,11 +425,15 @@ class HfParameters(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     candidate_labels: list[StrictStr] | StrictStr | None = Field(
-        default=None, description="Candidate labels, as in /classify; required unless label_set is given."
+        default=None,
+        description="Candidate labels, as in /classify; required unless label_set is given.",
+        json_schema_extra=LABELS_SCHEMA,
     )
     label_set: StrictStr | None = Field(default=None, description="A label set the service holds (an extension).")
     multi_label: StrictBool | None = Field(default=None, description="As in /classify (default false).")
-    hypothesis_template: StrictStr | None = Field(default=None, description="As in /classify.")
+    hypothesis_template: StrictStr | None = Field(
+        default=None, description="As in /classify.", json_schema_extra=TEMPLATE_SCHEMA
+    )
 
     @model_validator(mode="after")
     def _some_labels(self) -> HfParameters:
@@ -348,7 +453,9 @@ class HfZeroShotRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"example": HF_EXAMPLE})
 
-    inputs: StrictStr | list[StrictStr] = Field(description="One text, or a list of texts.")
+    inputs: StrictStr | list[StrictStr] = Field(
+        description="One text, or a list of texts.", json_schema_extra=schema_rules(text_rules, batch_rules, text_rules)
+    )
     parameters: HfParameters
 
     @field_validator("inputs")

@@ -120,6 +120,7 @@ async def status_or_cancel(request: Request) -> Response:
 @error_boundary
 @_store_errors
 async def status(request: Request) -> Response:
+    _only_query(request)
     manager = _manager()
     return JSONResponse(_view(await manager.get(request.path_params["job_id"]), manager))
 
@@ -127,6 +128,7 @@ async def status(request: Request) -> Response:
 @error_boundary
 @_store_errors
 async def cancel(request: Request) -> Response:
+    _only_query(request)
     manager = _manager()
     before = await manager.get(request.path_params["job_id"])
     job = await manager.cancel(before.id)
@@ -135,6 +137,17 @@ async def cancel(request: Request) -> Response:
 
         metrics.JOBS.labels("cancelled").inc()
     return JSONResponse(_view(job, manager))
+
+
+def _only_query(request: Request, *known: str) -> None:
+    """An unknown query parameter is a mistake to report (a misspelt `limit` would otherwise give a page of
+    the default size without a word)."""
+    unknown = sorted(set(request.query_params) - set(known))
+    if unknown:
+        allowed = ", ".join(known) if known else "none"
+        raise InvalidRequest(
+            f"unknown query parameter(s) {', '.join(map(repr, unknown))}; this endpoint takes: {allowed}"
+        )
 
 
 def _int(request: Request, name: str, default: int, most: int) -> int:
@@ -149,11 +162,16 @@ def _int(request: Request, name: str, default: int, most: int) -> int:
 @error_boundary
 @_store_errors
 async def results(request: Request) -> Response:
+    _only_query(request, "offset", "limit", "format")
     manager = _manager()
     job = await manager.get(request.path_params["job_id"])
-    fmt = request.query_params.get("format") or ("jsonl" if "ndjson" in request.headers.get("accept", "") else "json")
+    fmt = request.query_params.get("format")
+    if fmt is None:
+        fmt = "jsonl" if "ndjson" in request.headers.get("accept", "") else "json"
     if fmt not in ("json", "jsonl"):
         raise InvalidRequest(f"format must be json or jsonl, got {fmt!r}")
+    offset = _int(request, "offset", 0, 10**9)  # checked for jsonl too, where they do not apply
+    limit = _int(request, "limit", DEFAULT_PAGE, MAX_PAGE)
     headers = {"X-Job-State": job.state, "X-Job-Done": str(job.done), "X-Job-Total": str(job.total)}
     if fmt == "jsonl":
 
@@ -162,8 +180,6 @@ async def results(request: Request) -> Response:
                 yield json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
 
         return StreamingResponse(lines(), media_type="application/x-ndjson", headers=headers)
-    offset = _int(request, "offset", 0, 10**9)
-    limit = _int(request, "limit", DEFAULT_PAGE, MAX_PAGE)
     page = await manager.results(job, offset, limit)
     end = min(job.total, offset + limit)
     body = {

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, UnprocessableRequest
 from ..schemas import ClassifyRequest
 
 # fields of a submission that are not /classify fields
@@ -110,26 +110,32 @@ def checked(raw: list[Any], shared: dict[str, Any], max_items: int, what: str) -
     bad ones (1-based, as editors number lines)."""
     if len(raw) > max_items:
         raise InvalidRequest(f"{len(raw)} items; the limit is {max_items} (ZSC_JOB_MAX_ITEMS): split the job")
-    items, problems = [], []
+    items, problems, unprocessable = [], [], 0
     for n, item in enumerate(raw, start=1):
         if isinstance(item, str):
             item = {"text": item}
         if not isinstance(item, dict):
             problems.append(f"{what} {n}: a classify body (an object) or a text (a string), not {type(item).__name__}")
             continue
-        merged = {**shared, **item}
+        merged = {**shared, **{k: v for k, v in item.items() if v is not None}}  # null: not given
         try:
-            ClassifyRequest.model_validate(merged)
+            broken = ClassifyRequest.model_validate(merged).rule_broken()
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             msg = first["msg"].removeprefix("Value error, ")
             problems.append(f"{what} {n}: {where}: {msg}" if where else f"{what} {n}: {msg}")
         else:
-            items.append(merged)
+            if broken:
+                problems.append(f"{what} {n}: {broken}")
+                unprocessable += 1
+            else:
+                items.append(merged)
         if len(problems) >= MAX_REPORTED:
             break
     if problems:
         more = " (and maybe more)" if len(problems) >= MAX_REPORTED else ""
-        raise InvalidRequest("; ".join(problems) + more)
+        # 422 when every problem is one the document cannot state (see errors.UnprocessableRequest)
+        error = UnprocessableRequest if unprocessable == len(problems) else InvalidRequest
+        raise error("; ".join(problems) + more)
     return items

@@ -6,23 +6,37 @@ the same JSON (tests compare them with live answers) and are never used to build
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, create_model
 
-from ..schemas import ClassifyRequest, ClassifyResponse
+from ..config import settings
+from ..schemas import ClassifyRequest, ClassifyResponse, schema_rules, text_rules
 
 JobState = Literal["queued", "running", "done", "cancelled"]
 
 
 def _shared_fields() -> dict:
-    """Every /classify field but the text, optional: a job's defaults for its items."""
+    """Every /classify field but the text, optional: a job's defaults for its items (with the field's
+    constraints and the rules its schema states)."""
     out = {}
     for name, info in ClassifyRequest.model_fields.items():
         if name == "text":
             continue
-        out[name] = (info.annotation | None, Field(default=None, description=info.description))
+        kind = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+        out[name] = (
+            kind | None,
+            Field(default=None, description=info.description, json_schema_extra=info.json_schema_extra),
+        )
     return out
+
+
+def _job_items() -> dict[str, Any]:  # empty is allowed: `items: []` beside texts is no items
+    return {"maxItems": settings().job_max_items}
+
+
+class JobItem(ClassifyRequest):
+    """A job item: a /classify body whose missing fields (labels included) come from the job's."""
 
 
 JobSubmission = create_model(
@@ -34,8 +48,22 @@ JobSubmission = create_model(
         "(application/x-ndjson, text/csv) with them as query parameters."
     ),
     __config__=ConfigDict(extra="forbid"),
-    items=(list[ClassifyRequest | str] | None, Field(default=None, description="Classify bodies or texts.")),
-    texts=(list[str] | None, Field(default=None, description="Texts, each classified with the shared fields.")),
+    items=(
+        list[JobItem | StrictStr] | None,
+        Field(
+            default=None,
+            description="Classify bodies or texts.",
+            json_schema_extra=schema_rules(array=_job_items, item=text_rules),
+        ),
+    ),
+    texts=(
+        list[StrictStr] | None,
+        Field(
+            default=None,
+            description="Texts, each classified with the shared fields.",
+            json_schema_extra=schema_rules(array=_job_items, item=text_rules),
+        ),
+    ),
     **_shared_fields(),
 )
 

@@ -160,9 +160,9 @@ def test_truncation_error_names_the_count_and_the_limit(default_server):
     r = httpx.post(
         f"{default_server}/classify", json={"text": long_text(), "labels": ["a", "b"], "truncation": "error"}
     )
-    assert r.status_code == 400
+    assert r.status_code == 422
     body = r.json()
-    assert body["error_type"] == "invalid_request"
+    assert body["error_type"] == "unprocessable_request"
     assert "tokens; this model sees at most" in body["error"] and 'truncation "end"' in body["error"], body
 
 
@@ -175,15 +175,15 @@ def test_a_maximal_hostile_request_is_refused_before_any_model_work(default_serv
     before = model_work(default_server)
     for _ in range(5):
         r = httpx.post(f"{default_server}/classify", json=body, timeout=30)
-        assert r.status_code == 400, r.text
-    assert r.json()["error_type"] == "invalid_request" and "ZSC_MAX_WINDOWS" in r.text, r.text
+        assert r.status_code == 422, r.text
+    assert r.json()["error_type"] == "unprocessable_request" and "ZSC_MAX_WINDOWS" in r.text, r.text
     batch = {"items": [{"text": text, "labels": ["a", "b"], "truncation": "chunk"}] * 256}
     r = httpx.post(f"{default_server}/classify_batch", json=batch, timeout=60)
-    assert r.status_code == 400 and "item 0: " in r.text and "ZSC_MAX_WINDOWS" in r.text, r.text
+    assert r.status_code == 422 and "item 0: " in r.text and "ZSC_MAX_WINDOWS" in r.text, r.text
     # within the window limit but over the pairs: 12 windows x 512 phrasings
     body["text"] = ("x, " * 2400)[:7_000]
     r = httpx.post(f"{default_server}/classify", json=body, timeout=30)
-    assert r.status_code == 400 and "ZSC_MAX_PAIRS_PER_REQUEST" in r.text, r.text
+    assert r.status_code == 422 and "ZSC_MAX_PAIRS_PER_REQUEST" in r.text, r.text
     assert model_work(default_server) == before
 
 

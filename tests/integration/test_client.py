@@ -63,7 +63,8 @@ def test_committed_client_is_what_the_committed_schema_generates():
 def test_schema_drift_is_caught(live_schema, default_server, tmp_path, monkeypatch):
     """Edit a copy of the schema the way a service change would; both checks must notice."""
     edited = copy.deepcopy(live_schema)
-    request = edited["paths"]["/classify"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    ref = edited["paths"]["/classify"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    request = edited["components"]["schemas"][ref.rsplit("/", 1)[-1]]
     request["properties"]["language"] = {"type": "string", "title": "Language"}
     request["required"] = [*request["required"], "language"]
     diff = regenerate.schema_diff(regenerate.committed_schema(), edited)

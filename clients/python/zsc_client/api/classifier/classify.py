@@ -14,14 +14,13 @@ from ...models.error_body import ErrorBody
 from ...models.internal_server_error import InternalServerError
 from ...models.invalid_argument import InvalidArgument
 from ...models.not_found import NotFound
-from ...types import UNSET, Unset
 from typing import cast
 
 
 
 def _get_kwargs(
     *,
-    body: ClassifyBody | Unset = UNSET,
+    body: ClassifyBody,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -36,9 +35,7 @@ def _get_kwargs(
         "url": "/classify",
     }
 
-    
-    if not isinstance(body, Unset):
-        _kwargs["json"] = body.to_dict()
+    _kwargs["json"] = body.to_dict()
 
     headers["Content-Type"] = "application/json"
 
@@ -83,6 +80,20 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_413
 
+    if response.status_code == 415:
+        response_415 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_422
+
     if response.status_code == 429:
         response_429 = ErrorBody.from_dict(response.json())
 
@@ -115,14 +126,14 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
-    body: ClassifyBody | Unset = UNSET,
+    body: ClassifyBody,
 
 ) -> Response[ClassifyResult | ErrorBody | InternalServerError | InvalidArgument | NotFound]:
     """  Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked.
 
     Args:
-        body (ClassifyBody | Unset):  Example: {'hypothesis_template': 'This message is about
-            {}.', 'labels': [{'description': 'payments, refunds and invoices', 'name': 'billing'},
+        body (ClassifyBody):  Example: {'hypothesis_template': 'This message is about {}.',
+            'labels': [{'description': 'payments, refunds and invoices', 'name': 'billing'},
             {'description': ['delivery', 'where a parcel is'], 'name': 'shipping'}, 'praise'], 'text':
             'My card was charged twice for one order', 'threshold': 0.6}.
 
@@ -149,14 +160,14 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
-    body: ClassifyBody | Unset = UNSET,
+    body: ClassifyBody,
 
 ) -> ClassifyResult | ErrorBody | InternalServerError | InvalidArgument | NotFound | None:
     """  Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked.
 
     Args:
-        body (ClassifyBody | Unset):  Example: {'hypothesis_template': 'This message is about
-            {}.', 'labels': [{'description': 'payments, refunds and invoices', 'name': 'billing'},
+        body (ClassifyBody):  Example: {'hypothesis_template': 'This message is about {}.',
+            'labels': [{'description': 'payments, refunds and invoices', 'name': 'billing'},
             {'description': ['delivery', 'where a parcel is'], 'name': 'shipping'}, 'praise'], 'text':
             'My card was charged twice for one order', 'threshold': 0.6}.
 
@@ -178,14 +189,14 @@ body=body,
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
-    body: ClassifyBody | Unset = UNSET,
+    body: ClassifyBody,
 
 ) -> Response[ClassifyResult | ErrorBody | InternalServerError | InvalidArgument | NotFound]:
     """  Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked.
 
     Args:
-        body (ClassifyBody | Unset):  Example: {'hypothesis_template': 'This message is about
-            {}.', 'labels': [{'description': 'payments, refunds and invoices', 'name': 'billing'},
+        body (ClassifyBody):  Example: {'hypothesis_template': 'This message is about {}.',
+            'labels': [{'description': 'payments, refunds and invoices', 'name': 'billing'},
             {'description': ['delivery', 'where a parcel is'], 'name': 'shipping'}, 'praise'], 'text':
             'My card was charged twice for one order', 'threshold': 0.6}.
 
@@ -212,14 +223,14 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
-    body: ClassifyBody | Unset = UNSET,
+    body: ClassifyBody,
 
 ) -> ClassifyResult | ErrorBody | InternalServerError | InvalidArgument | NotFound | None:
     """  Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked.
 
     Args:
-        body (ClassifyBody | Unset):  Example: {'hypothesis_template': 'This message is about
-            {}.', 'labels': [{'description': 'payments, refunds and invoices', 'name': 'billing'},
+        body (ClassifyBody):  Example: {'hypothesis_template': 'This message is about {}.',
+            'labels': [{'description': 'payments, refunds and invoices', 'name': 'billing'},
             {'description': ['delivery', 'where a parcel is'], 'name': 'shipping'}, 'praise'], 'text':
             'My card was charged twice for one order', 'threshold': 0.6}.
 

@@ -14,14 +14,13 @@ from ...models.error_body import ErrorBody
 from ...models.internal_server_error import InternalServerError
 from ...models.invalid_argument import InvalidArgument
 from ...models.not_found import NotFound
-from ...types import UNSET, Unset
 from typing import cast
 
 
 
 def _get_kwargs(
     *,
-    body: ClassifyBatchBody | Unset = UNSET,
+    body: ClassifyBatchBody,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -36,9 +35,7 @@ def _get_kwargs(
         "url": "/classify_batch",
     }
 
-    
-    if not isinstance(body, Unset):
-        _kwargs["json"] = body.to_dict()
+    _kwargs["json"] = body.to_dict()
 
     headers["Content-Type"] = "application/json"
 
@@ -83,6 +80,20 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_413
 
+    if response.status_code == 415:
+        response_415 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_422
+
     if response.status_code == 429:
         response_429 = ErrorBody.from_dict(response.json())
 
@@ -115,14 +126,14 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
-    body: ClassifyBatchBody | Unset = UNSET,
+    body: ClassifyBatchBody,
 
 ) -> Response[ClassifyBatchResult | ErrorBody | InternalServerError | InvalidArgument | NotFound]:
     """  Rank labels for many texts in one call; each item carries its own labels and options.
 
     Args:
-        body (ClassifyBatchBody | Unset):  Example: {'items': [{'labels': ['sports', 'business'],
-            'text': 'The striker scored twice in the final'}, {'labels': '体育，财经，科技', 'text':
+        body (ClassifyBatchBody):  Example: {'items': [{'labels': ['sports', 'business'], 'text':
+            'The striker scored twice in the final'}, {'labels': '体育，财经，科技', 'text':
             '央行宣布下调存款准备金率，股市应声大涨'}]}.
 
     Raises:
@@ -148,14 +159,14 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
-    body: ClassifyBatchBody | Unset = UNSET,
+    body: ClassifyBatchBody,
 
 ) -> ClassifyBatchResult | ErrorBody | InternalServerError | InvalidArgument | NotFound | None:
     """  Rank labels for many texts in one call; each item carries its own labels and options.
 
     Args:
-        body (ClassifyBatchBody | Unset):  Example: {'items': [{'labels': ['sports', 'business'],
-            'text': 'The striker scored twice in the final'}, {'labels': '体育，财经，科技', 'text':
+        body (ClassifyBatchBody):  Example: {'items': [{'labels': ['sports', 'business'], 'text':
+            'The striker scored twice in the final'}, {'labels': '体育，财经，科技', 'text':
             '央行宣布下调存款准备金率，股市应声大涨'}]}.
 
     Raises:
@@ -176,14 +187,14 @@ body=body,
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
-    body: ClassifyBatchBody | Unset = UNSET,
+    body: ClassifyBatchBody,
 
 ) -> Response[ClassifyBatchResult | ErrorBody | InternalServerError | InvalidArgument | NotFound]:
     """  Rank labels for many texts in one call; each item carries its own labels and options.
 
     Args:
-        body (ClassifyBatchBody | Unset):  Example: {'items': [{'labels': ['sports', 'business'],
-            'text': 'The striker scored twice in the final'}, {'labels': '体育，财经，科技', 'text':
+        body (ClassifyBatchBody):  Example: {'items': [{'labels': ['sports', 'business'], 'text':
+            'The striker scored twice in the final'}, {'labels': '体育，财经，科技', 'text':
             '央行宣布下调存款准备金率，股市应声大涨'}]}.
 
     Raises:
@@ -209,14 +220,14 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
-    body: ClassifyBatchBody | Unset = UNSET,
+    body: ClassifyBatchBody,
 
 ) -> ClassifyBatchResult | ErrorBody | InternalServerError | InvalidArgument | NotFound | None:
     """  Rank labels for many texts in one call; each item carries its own labels and options.
 
     Args:
-        body (ClassifyBatchBody | Unset):  Example: {'items': [{'labels': ['sports', 'business'],
-            'text': 'The striker scored twice in the final'}, {'labels': '体育，财经，科技', 'text':
+        body (ClassifyBatchBody):  Example: {'items': [{'labels': ['sports', 'business'], 'text':
+            'The striker scored twice in the final'}, {'labels': '体育，财经，科技', 'text':
             '央行宣布下调存款准备金率，股市应声大涨'}]}.
 
     Raises:

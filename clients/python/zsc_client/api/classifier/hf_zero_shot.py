@@ -9,20 +9,19 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.error_body import ErrorBody
-from ...models.hf_zero_shot_hf_zero_shot_request_io_descriptor import HfZeroShotHfZeroShotRequestIODescriptor
+from ...models.hf_zero_shot_request_io_descriptor import HfZeroShotRequestIODescriptor
 from ...models.hf_zero_shot_response_200_type_0 import HfZeroShotResponse200Type0
 from ...models.hf_zero_shot_response_200_type_1_item import HfZeroShotResponse200Type1Item
 from ...models.internal_server_error import InternalServerError
 from ...models.invalid_argument import InvalidArgument
 from ...models.not_found import NotFound
-from ...types import UNSET, Unset
 from typing import cast
 
 
 
 def _get_kwargs(
     *,
-    body: HfZeroShotHfZeroShotRequestIODescriptor | Unset = UNSET,
+    body: HfZeroShotRequestIODescriptor,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -37,9 +36,7 @@ def _get_kwargs(
         "url": "/hf/zero-shot-classification",
     }
 
-    
-    if not isinstance(body, Unset):
-        _kwargs["json"] = body.to_dict()
+    _kwargs["json"] = body.to_dict()
 
     headers["Content-Type"] = "application/json"
 
@@ -106,6 +103,20 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_413
 
+    if response.status_code == 415:
+        response_415 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_422
+
     if response.status_code == 429:
         response_429 = ErrorBody.from_dict(response.json())
 
@@ -138,7 +149,7 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
-    body: HfZeroShotHfZeroShotRequestIODescriptor | Unset = UNSET,
+    body: HfZeroShotRequestIODescriptor,
 
 ) -> Response[ErrorBody | HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]:
     """  Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
@@ -146,9 +157,8 @@ def sync_detailed(
     classification").zero_shot_classification(...)`.
 
     Args:
-        body (HfZeroShotHfZeroShotRequestIODescriptor | Unset):  Example: {'inputs': 'My card was
-            charged twice for one order', 'parameters': {'candidate_labels': ['billing', 'shipping',
-            'praise']}}.
+        body (HfZeroShotRequestIODescriptor):  Example: {'inputs': 'My card was charged twice for
+            one order', 'parameters': {'candidate_labels': ['billing', 'shipping', 'praise']}}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -173,7 +183,7 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
-    body: HfZeroShotHfZeroShotRequestIODescriptor | Unset = UNSET,
+    body: HfZeroShotRequestIODescriptor,
 
 ) -> ErrorBody | HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound | None:
     """  Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
@@ -181,9 +191,8 @@ def sync(
     classification").zero_shot_classification(...)`.
 
     Args:
-        body (HfZeroShotHfZeroShotRequestIODescriptor | Unset):  Example: {'inputs': 'My card was
-            charged twice for one order', 'parameters': {'candidate_labels': ['billing', 'shipping',
-            'praise']}}.
+        body (HfZeroShotRequestIODescriptor):  Example: {'inputs': 'My card was charged twice for
+            one order', 'parameters': {'candidate_labels': ['billing', 'shipping', 'praise']}}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -203,7 +212,7 @@ body=body,
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
-    body: HfZeroShotHfZeroShotRequestIODescriptor | Unset = UNSET,
+    body: HfZeroShotRequestIODescriptor,
 
 ) -> Response[ErrorBody | HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound]:
     """  Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
@@ -211,9 +220,8 @@ async def asyncio_detailed(
     classification").zero_shot_classification(...)`.
 
     Args:
-        body (HfZeroShotHfZeroShotRequestIODescriptor | Unset):  Example: {'inputs': 'My card was
-            charged twice for one order', 'parameters': {'candidate_labels': ['billing', 'shipping',
-            'praise']}}.
+        body (HfZeroShotRequestIODescriptor):  Example: {'inputs': 'My card was charged twice for
+            one order', 'parameters': {'candidate_labels': ['billing', 'shipping', 'praise']}}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -238,7 +246,7 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
-    body: HfZeroShotHfZeroShotRequestIODescriptor | Unset = UNSET,
+    body: HfZeroShotRequestIODescriptor,
 
 ) -> ErrorBody | HfZeroShotResponse200Type0 | list[HfZeroShotResponse200Type1Item] | InternalServerError | InvalidArgument | NotFound | None:
     """  Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
@@ -246,9 +254,8 @@ async def asyncio(
     classification").zero_shot_classification(...)`.
 
     Args:
-        body (HfZeroShotHfZeroShotRequestIODescriptor | Unset):  Example: {'inputs': 'My card was
-            charged twice for one order', 'parameters': {'candidate_labels': ['billing', 'shipping',
-            'praise']}}.
+        body (HfZeroShotRequestIODescriptor):  Example: {'inputs': 'My card was charged twice for
+            one order', 'parameters': {'candidate_labels': ['billing', 'shipping', 'praise']}}.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -9,6 +9,8 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.error_body import ErrorBody
+from ...models.job_results_format import check_job_results_format
+from ...models.job_results_format import JobResultsFormat
 from ...models.job_results_page import JobResultsPage
 from ...types import UNSET, Unset
 from typing import cast
@@ -20,6 +22,7 @@ def _get_kwargs(
     *,
     offset: int | Unset = 0,
     limit: int | Unset = 1000,
+    format_: JobResultsFormat | Unset = 'json',
 
 ) -> dict[str, Any]:
     
@@ -31,6 +34,12 @@ def _get_kwargs(
     params["offset"] = offset
 
     params["limit"] = limit
+
+    json_format_: str | Unset = UNSET
+    if not isinstance(format_, Unset):
+        json_format_ = format_
+
+    params["format"] = json_format_
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -111,6 +120,7 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     offset: int | Unset = 0,
     limit: int | Unset = 1000,
+    format_: JobResultsFormat | Unset = 'json',
 
 ) -> Response[ErrorBody | JobResultsPage]:
     """ A page of a job's finished items in order (?format=jsonl streams them all as JSON lines)
@@ -119,6 +129,7 @@ def sync_detailed(
         job_id (str):
         offset (int | Unset):  Default: 0.
         limit (int | Unset):  Default: 1000.
+        format_ (JobResultsFormat | Unset):  Default: 'json'.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -133,6 +144,7 @@ def sync_detailed(
         job_id=job_id,
 offset=offset,
 limit=limit,
+format_=format_,
 
     )
 
@@ -148,6 +160,7 @@ def sync(
     client: AuthenticatedClient | Client,
     offset: int | Unset = 0,
     limit: int | Unset = 1000,
+    format_: JobResultsFormat | Unset = 'json',
 
 ) -> ErrorBody | JobResultsPage | None:
     """ A page of a job's finished items in order (?format=jsonl streams them all as JSON lines)
@@ -156,6 +169,7 @@ def sync(
         job_id (str):
         offset (int | Unset):  Default: 0.
         limit (int | Unset):  Default: 1000.
+        format_ (JobResultsFormat | Unset):  Default: 'json'.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -171,6 +185,7 @@ def sync(
 client=client,
 offset=offset,
 limit=limit,
+format_=format_,
 
     ).parsed
 
@@ -180,6 +195,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     offset: int | Unset = 0,
     limit: int | Unset = 1000,
+    format_: JobResultsFormat | Unset = 'json',
 
 ) -> Response[ErrorBody | JobResultsPage]:
     """ A page of a job's finished items in order (?format=jsonl streams them all as JSON lines)
@@ -188,6 +204,7 @@ async def asyncio_detailed(
         job_id (str):
         offset (int | Unset):  Default: 0.
         limit (int | Unset):  Default: 1000.
+        format_ (JobResultsFormat | Unset):  Default: 'json'.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -202,6 +219,7 @@ async def asyncio_detailed(
         job_id=job_id,
 offset=offset,
 limit=limit,
+format_=format_,
 
     )
 
@@ -217,6 +235,7 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     offset: int | Unset = 0,
     limit: int | Unset = 1000,
+    format_: JobResultsFormat | Unset = 'json',
 
 ) -> ErrorBody | JobResultsPage | None:
     """ A page of a job's finished items in order (?format=jsonl streams them all as JSON lines)
@@ -225,6 +244,7 @@ async def asyncio(
         job_id (str):
         offset (int | Unset):  Default: 0.
         limit (int | Unset):  Default: 1000.
+        format_ (JobResultsFormat | Unset):  Default: 'json'.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -240,5 +260,6 @@ async def asyncio(
 client=client,
 offset=offset,
 limit=limit,
+format_=format_,
 
     )).parsed

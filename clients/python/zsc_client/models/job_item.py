@@ -8,10 +8,10 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-from ..models.classify_request_io_descriptor_chunk_aggregation import check_classify_request_io_descriptor_chunk_aggregation
-from ..models.classify_request_io_descriptor_chunk_aggregation import ClassifyRequestIODescriptorChunkAggregation
-from ..models.classify_request_io_descriptor_truncation import check_classify_request_io_descriptor_truncation
-from ..models.classify_request_io_descriptor_truncation import ClassifyRequestIODescriptorTruncation
+from ..models.job_item_chunk_aggregation import check_job_item_chunk_aggregation
+from ..models.job_item_chunk_aggregation import JobItemChunkAggregation
+from ..models.job_item_truncation import check_job_item_truncation
+from ..models.job_item_truncation import JobItemTruncation
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -22,13 +22,14 @@ if TYPE_CHECKING:
 
 
 
-T = TypeVar("T", bound="ClassifyRequestIODescriptor")
+T = TypeVar("T", bound="JobItem")
 
 
 
 @_attrs_define
-class ClassifyRequestIODescriptor:
-    """ 
+class JobItem:
+    """ A job item: a /classify body whose missing fields (labels included) come from the job's.
+
         Example:
             {'hypothesis_template': 'This message is about {}.', 'labels': [{'description': 'payments, refunds and
                 invoices', 'name': 'billing'}, {'description': ['delivery', 'where a parcel is'], 'name': 'shipping'},
@@ -36,8 +37,8 @@ class ClassifyRequestIODescriptor:
 
         Attributes:
             text (str): The text to classify, in any language the model covers.
-            chunk_aggregation (ClassifyRequestIODescriptorChunkAggregation | Unset): With chunk: a label's evidence over the
-                windows, the strongest (max) or mean. Default: 'max'.
+            chunk_aggregation (JobItemChunkAggregation | Unset): With chunk: a label's evidence over the windows, the
+                strongest (max) or mean. Default: 'max'.
             hypothesis_template (None | str | Unset): How a label (or its description) becomes a hypothesis; must contain
                 '{}'. Default: the model's.
             label_set (None | str | Unset): A label set the service holds (GET /label_sets): its labels, template,
@@ -49,20 +50,19 @@ class ClassifyRequestIODescriptor:
             threshold (float | None | Unset): Decision threshold in [0, 1]: single-label, `predicted` is the top label if
                 its score reaches it, else null; multi-label, every label at or above it. Default: the top label / 0.5.
             top_k (int | None | Unset): Return only the k best labels.
-            truncation (ClassifyRequestIODescriptorTruncation | Unset): A text longer than the model's window: cut its end
-                (end), keep its end (start), refuse it with 400 (error), or score it in overlapping windows (chunk). Default:
-                'end'.
+            truncation (JobItemTruncation | Unset): A text longer than the model's window: cut its end (end), keep its end
+                (start), refuse it with 400 (error), or score it in overlapping windows (chunk). Default: 'end'.
      """
 
     text: str
-    chunk_aggregation: ClassifyRequestIODescriptorChunkAggregation | Unset = 'max'
+    chunk_aggregation: JobItemChunkAggregation | Unset = 'max'
     hypothesis_template: None | str | Unset = UNSET
     label_set: None | str | Unset = UNSET
     labels: list[LabelObject | str] | None | str | Unset = UNSET
     multi_label: bool | Unset = False
     threshold: float | None | Unset = UNSET
     top_k: int | None | Unset = UNSET
-    truncation: ClassifyRequestIODescriptorTruncation | Unset = 'end'
+    truncation: JobItemTruncation | Unset = 'end'
 
 
 
@@ -159,11 +159,11 @@ class ClassifyRequestIODescriptor:
         text = d.pop("text")
 
         _chunk_aggregation = d.pop("chunk_aggregation", UNSET)
-        chunk_aggregation: ClassifyRequestIODescriptorChunkAggregation | Unset
+        chunk_aggregation: JobItemChunkAggregation | Unset
         if isinstance(_chunk_aggregation,  Unset):
             chunk_aggregation = UNSET
         else:
-            chunk_aggregation = check_classify_request_io_descriptor_chunk_aggregation(_chunk_aggregation)
+            chunk_aggregation = check_job_item_chunk_aggregation(_chunk_aggregation)
 
 
 
@@ -247,16 +247,16 @@ class ClassifyRequestIODescriptor:
 
 
         _truncation = d.pop("truncation", UNSET)
-        truncation: ClassifyRequestIODescriptorTruncation | Unset
+        truncation: JobItemTruncation | Unset
         if isinstance(_truncation,  Unset):
             truncation = UNSET
         else:
-            truncation = check_classify_request_io_descriptor_truncation(_truncation)
+            truncation = check_job_item_truncation(_truncation)
 
 
 
 
-        classify_request_io_descriptor = cls(
+        job_item = cls(
             text=text,
             chunk_aggregation=chunk_aggregation,
             hypothesis_template=hypothesis_template,
@@ -268,5 +268,5 @@ class ClassifyRequestIODescriptor:
             truncation=truncation,
         )
 
-        return classify_request_io_descriptor
+        return job_item
 
