@@ -6,6 +6,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from service.backends import load_backend
 from service.engine import Engine
@@ -160,3 +162,34 @@ def test_an_asynchronous_backend_gets_the_next_micro_batch_before_the_current_on
     assert len(starts) > 2
     for k in starts[1:]:
         assert log.index(("start", k)) < log.index(("result", k - 1))
+
+
+@st.composite
+def engine_tasks(draw) -> list[Task]:
+    """Any list of valid tasks: texts of any words (and characters the vocabulary lacks), 1-6 labels of 1-3
+    phrasings, 1-3 windows, single- or multi-label."""
+    word = st.sampled_from(WORDS) | st.text(min_size=1, max_size=6)
+    out = []
+    for _ in range(draw(st.integers(1, 6))):
+        windows = tuple(" ".join(draw(st.lists(word, min_size=1, max_size=30))) for _ in range(draw(st.integers(1, 3))))
+        labels = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6, unique=True))
+        hypotheses = tuple(
+            tuple(f"This example is {label}{'!' * k}." for k in range(draw(st.integers(1, 3)))) for label in labels
+        )
+        out.append(Task(windows, hypotheses, draw(st.booleans()), draw(st.sampled_from(["max", "mean"]))))
+    return out
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tasks=engine_tasks())
+def test_any_valid_tasks_get_probabilities_in_order(parts, tasks):
+    engine = make_engine(parts, budget=256)
+    together = engine.scores(tasks)
+    assert len(together) == len(tasks)
+    for task, scores in zip(tasks, together):
+        assert len(scores) == len(task.hypotheses)
+        assert all(0.0 <= s <= 1.0 for s in scores), scores
+        if not task.pairwise:
+            assert sum(scores) == pytest.approx(1.0, abs=1e-6)
+    last = tasks[-1]  # the order: the last task alone gets what it got among the others
+    np.testing.assert_allclose(engine.scores([last])[0], together[-1], atol=1e-5)
