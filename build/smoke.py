@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Smoke-test a built image with podman (or docker): size, non-root, PID 1, /readyz, /classify, graceful drain.
 
-    build/smoke.py [IMAGE] [--max-size-mb 1500] [--mount-models DIR] [--json OUT]
+    build/smoke.py [IMAGE] [--max-size-mb 1500] [--mount-models DIR] [--read-only] [--api-key KEY] [--json OUT]
 
 Runs the image in the foreground (a harness member whose readiness probe is ``/readyz``) on a free loopback
 port, checks that ``/classify`` ranks obvious labels first, then sends a slow request and stops the
@@ -60,8 +60,11 @@ def sh(runner: str, *args: str, check: bool = True, timeout: float = 120):
         raise SmokeError(str(e)[-2500:]) from None
 
 
+HEADERS: dict[str, str] = {}  # the bearer key when --api-key is given
+
+
 def http(method: str, url: str, body: object | None = None, timeout: float = 60) -> tuple[int, object]:
-    resp = httpx.request(method, url, json=body, timeout=timeout)
+    resp = httpx.request(method, url, json=body, timeout=timeout, headers=HEADERS)
     try:
         return resp.status_code, resp.json()
     except ValueError:
@@ -82,6 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stop-timeout", type=int, default=30, help="seconds podman stop waits before SIGKILL")
     p.add_argument("--mount-models", help="a model store directory to mount at $BENTOML_HOME/models (read-only)")
     p.add_argument("--env", action="append", default=[], help="KEY=VALUE for the container (repeatable)")
+    p.add_argument("--api-key", help="send this bearer key (the container runs with it in ZSC_API_KEYS)")
+    p.add_argument(
+        "--read-only",
+        action="store_true",
+        help="a read-only root filesystem with a tmpfs on /tmp only, as deploy/k8s runs it (readOnlyRootFilesystem)",
+    )
     p.add_argument("--keep", action="store_true", help="leave the container running (no drain check)")
     p.add_argument("--json", help="also write the summary here")
     p.add_argument("--log", help="the container's output (default /tmp/<container name>.log)")
@@ -102,6 +111,13 @@ def main(argv: list[str] | None = None) -> int:
         run = ["run", "--name", cid, "-p", f"{HOST}:{port}:3000"]
         for kv in args.env:
             run += ["-e", kv]
+        if args.api_key:
+            run += ["-e", f"ZSC_API_KEYS={args.api_key}"]
+            HEADERS["Authorization"] = f"Bearer {args.api_key}"
+        if args.read_only:  # only /tmp writable (podman's own tmpfs on /run and /var/tmp off)
+            run += ["--read-only", *(["--read-only-tmpfs=false"] if runner == "podman" else [])]
+            run += ["--tmpfs", "/tmp:rw,mode=1777,size=512m"]  # noqa: S108 (inside the container)
+        summary["read_only"] = args.read_only
         if args.mount_models:
             run += ["-v", f"{Path(args.mount_models).resolve()}:/home/bentoml/models:ro"]
         url = f"http://{HOST}:{port}"
@@ -194,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
             check(result.get("status") == 200, f"the in-flight request got {result.get('status')} during shutdown")
             check(stop_s < args.stop_timeout - 1, f"stop took {stop_s:.0f} s: SIGTERM was not handled")
             check(exit_code in (0, 143), f"the container exited with {exit_code} after SIGTERM")
+        if args.api_key:
+            logged = member.log.read_text(errors="replace")
+            check(args.api_key not in logged, "the API key appears in the container's log")
         summary["ok"] = True
     except SmokeError as e:
         summary["ok"] = False

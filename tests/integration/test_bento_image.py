@@ -27,6 +27,8 @@ sys.path.insert(0, str(ROOT / "clients"))
 import regenerate  # noqa: E402  (clients/regenerate.py)
 
 TEST_IMAGE = "localhost/zsc-test-image"
+# exported while the bento and the image are built, and given to the container: found nowhere in the image
+SECRET = "zsc-image-test-key-9d41b7e2"  # noqa: S105 (a test key, searched for)
 
 
 def _run(cmd: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
@@ -38,7 +40,7 @@ def _run(cmd: list[str], env: dict[str, str], timeout: float) -> subprocess.Comp
 @pytest.fixture(scope="module")
 def built_bento(store_env):
     """(tag, path) of a bento built from the working tree by build/bento.sh into the private store."""
-    result = _run(["build/bento.sh"], {**store_env, "VENV_BIN": str(BIN)}, timeout=600)
+    result = _run(["build/bento.sh"], {**store_env, "VENV_BIN": str(BIN), "ZSC_API_KEYS": SECRET}, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     tag = result.stdout.strip().splitlines()[-1]
     assert re.fullmatch(r"zero-shot-classifier:[a-z0-9]+", tag), result.stdout
@@ -147,7 +149,14 @@ def image_cleanup():
 
 def _build(built_bento, store_env, target: str) -> tuple[str, str]:
     tag, _ = built_bento
-    env = {**store_env, "BENTO": tag, "IMAGE": TEST_IMAGE, "TARGET": target, "VENV_BIN": str(BIN)}
+    env = {
+        **store_env,
+        "BENTO": tag,
+        "IMAGE": TEST_IMAGE,
+        "TARGET": target,
+        "VENV_BIN": str(BIN),
+        "ZSC_API_KEYS": SECRET,
+    }
     result = _run(["build/image.sh", "cpu"], env, timeout=1500)
     assert result.returncode == 0, result.stderr[-4000:]
     return result.stdout.strip().splitlines()[-1], result.stderr
@@ -164,13 +173,33 @@ def _smoke(image: str, tmp_path, *extra: str) -> dict:
 @image_tools
 @pytest.mark.timeout(1800)
 def test_cpu_image_builds_and_serves(built_bento, store_env, image_cleanup, tmp_path):
+    """Served as deploy/k8s runs it: read-only root filesystem (a tmpfs on /tmp only), an API key. The key,
+    exported during both builds, is in no layer of the image nor its config, nor in the container's log."""
     image, log = _build(built_bento, store_env, "service")
-    summary = _smoke(image, tmp_path)
+    summary = _smoke(image, tmp_path, "--read-only", "--api-key", SECRET)
     print(json.dumps(summary, indent=2), log.strip().splitlines()[-1])
+    assert summary["read_only"] and summary["ok"]
+    archive = tmp_path / "image.tar"
+    saved = _podman("save", "--format", "docker-archive", "-o", str(archive), image)
+    assert saved.returncode == 0, saved.stderr[-2000:]
+    assert archive.stat().st_size > 100e6, "the archive holds the image's layers"
+    assert not _file_contains(archive, SECRET.encode()), "the API key is inside the image"
+    assert _file_contains(archive, b"zsc-entrypoint"), "the search finds what is in the image"
     assert summary["size_mb"] < 1500
     assert summary["uid"] != 0 and summary["pid1"].startswith("/usr/bin/tini")
     assert [c["top"] for c in summary["classify"]] == ["sports", "business", "technology", "财经"]
     assert summary["drain"]["request_status"] == 200 and summary["drain"]["exit_code"] == 0
+
+
+def _file_contains(path, needle: bytes, chunk: int = 64 * 2**20) -> bool:
+    """Whether the bytes occur in the file (read in chunks that overlap by the needle's length)."""
+    tail = b""
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            if needle in tail + block:
+                return True
+            tail = block[-len(needle) :]
+    return False
 
 
 @image_tools

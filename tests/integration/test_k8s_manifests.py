@@ -290,6 +290,10 @@ def test_probes_port_security_and_drain(overlay):
     assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] == 1000
     assert container["securityContext"]["allowPrivilegeEscalation"] is False
     assert container["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    # a read-only root (build/smoke.py --read-only serves the image so in test_bento_image.py); /tmp writable
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    tmp = next(m for m in container["volumeMounts"] if m["mountPath"] == "/tmp")  # noqa: S108 (in the pod)
+    assert "emptyDir" in next(v for v in pod["volumes"] if v["name"] == tmp["name"])
     assert int(env["ZSC_CPU_THREADS"]) <= int(container["resources"]["requests"]["cpu"])
     assert pod["topologySpreadConstraints"], "replicas spread over nodes and zones"
     # every ZSC_* the ConfigMap sets is a real setting
