@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 
@@ -31,3 +32,12 @@ def save(fig, path: Path, dpi: int = 100) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=dpi)
     pyplot().close(fig)
+
+
+def write_results(out: Path, stem: str, results: dict, report: Callable[[dict], str], chart: Callable) -> Path:
+    """A measurement's three files in ``out``: ``stem.json`` (everything), ``stem.md`` (the report) and
+    ``stem.png`` (its chart); returns the report's path."""
+    (out / f"{stem}.json").write_text(json.dumps(results, indent=1))
+    (out / f"{stem}.md").write_text(report(results))
+    chart(results, out / f"{stem}.png")
+    return out / f"{stem}.md"

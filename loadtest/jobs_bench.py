@@ -16,7 +16,6 @@ submission to done. Interactive latency: ``--clients`` closed-loop clients send 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from harness import ROOT
 from harness.cluster import ClusterSpec, down, up
 from harness.jobs import cancel, status, submit, wait
 from harness.progress import say
-from harness.report import pyplot, save, table
+from harness.report import pyplot, save, table, write_results
 from loadtest.loadgen import run_load
 from loadtest.workload import load_rows
 
@@ -114,10 +113,8 @@ def main() -> int:
     finally:
         down(run_dir, quiet=True, say=lambda m: None)
     results["seconds"] = time.time() - started
-    (args.out / "jobs-bench.json").write_text(json.dumps(results, indent=1))
-    (args.out / "jobs-bench.md").write_text(report(results))
-    chart(results, args.out / "jobs-bench.png")
-    say(f"wrote {args.out / 'jobs-bench.md'}")
+    written = write_results(args.out, "jobs-bench", results, report, chart)
+    say(f"wrote {written}")
     return 0
 
 
