@@ -21,7 +21,7 @@ ACCURACY_ARGS ?=
 export BENTOML_DO_NOT_TRACK := True
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke accuracy
+.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke accuracy audit overload fuzz
 
 help:
 	@echo "make serve            run the service on port $(PORT) (bundled multilingual model unless ZSC_MODEL names another)"
@@ -34,6 +34,9 @@ help:
 	@echo "make client           regenerate the typed Python client in clients/python"
 	@echo "make loadtest         Locust: naive vs 1 vs 2 replicas, cache off/on (~10 min on 2 cores) -> loadtest/results/<time>/"
 	@echo "make loadtest-smoke   the same pipeline in ~1.5 min (CI)"
+	@echo "make overload         one replica at 10x its capacity: shed, p99, memory, recovery (~4 min) -> loadtest/results/"
+	@echo "make fuzz             schemathesis, every check, against a server on PORT (make serve first)"
+	@echo "make audit            pip-audit of the image's locked requirements (needs PyPI's JSON API or OSV)"
 	@echo "make cluster N=3       redis + N replicas + nginx on 127.0.0.1:$(CLUSTER_PORT); make cluster-down stops them"
 
 $(BIN)/.installed: pyproject.toml $(CONSTRAINTS)
@@ -135,3 +138,16 @@ cluster-down:
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+overload: venv
+	$(BIN)/python -m loadtest.overload $(LOADTEST_ARGS)
+
+fuzz: venv
+	$(BIN)/schemathesis --config-file tests/integration/schemathesis.toml run http://127.0.0.1:$(PORT)/openapi.json \
+	  --checks all --phases examples,coverage,fuzzing --max-examples 100 $(if $(API_KEY),--header "Authorization: Bearer $(API_KEY)")
+
+# --strict: a package it cannot look up is a failure, not a silent pass
+audit: venv
+	$(BIN)/pip install -q pip-audit
+	$(BIN)/pip-audit --strict --no-deps --disable-pip -r requirements/serve.txt
+	$(BIN)/pip-audit --strict --no-deps --disable-pip -r requirements/serve-gpu.txt
