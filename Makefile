@@ -21,7 +21,7 @@ ACCURACY_ARGS ?=
 export BENTOML_DO_NOT_TRACK := True
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke accuracy audit overload fuzz
+.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke accuracy audit overload fuzz int8-study
 
 help:
 	@echo "make serve            run the service on port $(PORT) (bundled multilingual model unless ZSC_MODEL names another)"
@@ -34,6 +34,7 @@ help:
 	@echo "make client           regenerate the typed Python client in clients/python"
 	@echo "make loadtest         Locust: naive vs 1 vs 2 replicas, cache off/on (~10 min on 2 cores) -> loadtest/results/<time>/"
 	@echo "make loadtest-smoke   the same pipeline in ~1.5 min (CI)"
+	@echo "make int8-study       int8 candidates vs fp32: agreement, accuracy change, speed, both bundled models (~25 min)"
 	@echo "make overload         one replica at 10x its capacity: shed, p99, memory, recovery (~4 min) -> loadtest/results/"
 	@echo "make fuzz             schemathesis, every check, against a server on PORT (make serve first)"
 	@echo "make audit            pip-audit of the image's locked requirements (needs PyPI's JSON API or OSV)"
@@ -126,6 +127,9 @@ lock: venv
 
 loadtest: system-deps venv
 	$(BIN)/python -m loadtest.compare $(LOADTEST_ARGS)
+
+int8-study: venv
+	$(BIN)/python -m loadtest.int8 $(INT8_ARGS)
 
 loadtest-smoke: system-deps venv
 	$(BIN)/python -m loadtest.compare --smoke $(LOADTEST_ARGS)
