@@ -46,6 +46,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as the service's torch ba
 
 from harness import ROOT  # noqa: E402
 from harness.machine import machine_info, versions  # noqa: E402
+from harness.process import HarnessError  # noqa: E402
 from harness.progress import say  # noqa: E402
 from harness.report import pyplot, save, table, write_results  # noqa: E402
 from harness.store import StoredModel, import_model, stored_model  # noqa: E402
@@ -336,15 +337,16 @@ def study_model(name: str, work: Path, args) -> dict:
         f"{len(calibration)} calibration texts; languages counted: {', '.join(languages)[:40]}"
     )
 
-    def predictions(text_graph: Path, label_graph: Path, cache: dict = {}) -> tuple[dict, dict]:  # noqa: B006
-        if text_graph not in cache:
-            e = Embedder(graphs, text_graph)
-            cache[text_graph] = ({s.name: e.texts(s.texts) for s in sets}, {s.name: e.labels(s.labels) for s in sets})
-        texts = cache[text_graph][0]
-        if label_graph not in cache:
-            e = Embedder(graphs, label_graph)
-            cache[label_graph] = ({s.name: e.texts(s.texts) for s in sets}, {s.name: e.labels(s.labels) for s in sets})
-        labels = cache[label_graph][1]
+    rows: dict[Path, tuple[dict, dict]] = {}  # graph -> (text rows, label rows) per set, embedded once
+
+    def embedded(graph: Path) -> tuple[dict, dict]:
+        if graph not in rows:
+            e = Embedder(graphs, graph)
+            rows[graph] = ({s.name: e.texts(s.texts) for s in sets}, {s.name: e.labels(s.labels) for s in sets})
+        return rows[graph]
+
+    def predictions(text_graph: Path, label_graph: Path) -> tuple[dict, dict]:
+        texts, labels = embedded(text_graph)[0], embedded(label_graph)[1]
         out = {s.name: top1(texts[s.name], labels[s.name]) for s in sets}
         return {k: v[0] for k, v in out.items()}, {k: v[1] for k, v in out.items()}
 
@@ -421,11 +423,10 @@ def cascade(graphs, sets, ref, candidate, results, calibration, held_out, predic
     shifts = [np.abs(top1(cal8, label_rows[s.name])[1] - top1(cal32, label_rows[s.name])[1]) for s in sets]
     delta = float(np.quantile(np.concatenate(shifts), 0.995))
     pred8, margin8 = predictions(path, graphs.fp32)
-    fp32_pred, _ = predictions(graphs.fp32, graphs.fp32)
     mixed, redone = {}, 0
     for s in sets:
         again = margin8[s.name] < delta
-        mixed[s.name] = np.where(again, fp32_pred[s.name], pred8[s.name])
+        mixed[s.name] = np.where(again, ref[s.name], pred8[s.name])
         redone += int(again.sum()) if s.lang in languages else 0
     counted = sum(len(s.texts) for s in sets if s.lang in languages)
     share = redone / counted
@@ -468,7 +469,7 @@ def verdict(results: dict) -> dict:
 def ensure(name: str) -> StoredModel:
     try:
         return stored_model(name)
-    except Exception:
+    except HarnessError:
         say(f"importing {name} (first use)")
         import_model(BUNDLED[name], name, dict(os.environ), "--onnx", "fp32")
         return stored_model(name)
