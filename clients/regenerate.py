@@ -76,8 +76,8 @@ def schema_from_service() -> dict[str, Any]:
     env["BENTOML_DO_NOT_TRACK"] = "True"
     code = (
         "import json, sys\n"
-        "from service.openapi import merged\n"
-        "from service.service import ZeroShotClassifier as S\n"
+        "from service.http.openapi import merged\n"
+        "from service.http.app import ZeroShotClassifier as S\n"
         "json.dump(merged(S.openapi_spec.asdict()), sys.stdout)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=False)
@@ -89,7 +89,7 @@ def schema_from_service() -> dict[str, Any]:
 def with_mounted_routes(spec: dict[str, Any]) -> dict[str, Any]:
     """BentoML's document plus the routes the service mounts beside its APIs (service/openapi.py)."""
     sys.path.insert(0, str(ROOT))
-    from service.openapi import merged
+    from service.http.openapi import merged
 
     return merged(spec)
 

@@ -18,7 +18,7 @@ from . import ROOT
 from .net import HOST
 from .process import HarnessError, Member, Probe
 
-SERVICE = "service.service:ZeroShotClassifier"
+SERVICE = "service.http.app:ZeroShotClassifier"
 NGINX_DIR = ROOT / "deploy" / "nginx"
 # nginx.conf's proxy_read_timeout; a replica timeout at or above it turns the replica's 504 into nginx's.
 NGINX_READ_TIMEOUT_S = 75

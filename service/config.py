@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args, get_origin
+from urllib.parse import urlsplit, urlunsplit
 
 Device = Literal["auto", "cpu", "cuda"]
 Runtime = Literal["auto", "torch", "onnx"]
@@ -295,8 +296,6 @@ class Settings:
         return Batching(**{k: getattr(self, k) or v for k, v in asdict(defaults).items()})
 
     def redacted(self) -> dict[str, Any]:
-        from .cache import redact_url
-
         values = dataclasses.asdict(self)
         values["redis_url"] = redact_url(self.redis_url)
         values["api_keys"] = f"<{len(self.keys_from_env())} keys>" if self.api_keys else ""
@@ -329,3 +328,12 @@ def _parse(name: str, type_: Any, raw: str) -> Any:
 @functools.lru_cache(maxsize=1)
 def settings() -> Settings:
     return Settings.from_env()
+
+
+def redact_url(url: str) -> str:
+    """The URL with its password replaced by ``***``, for logs."""
+    parts = urlsplit(url)
+    if parts.password:
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+        return urlunsplit(parts._replace(netloc=netloc))
+    return url

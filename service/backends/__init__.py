@@ -5,9 +5,9 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from ..model_spec import ModelSpec
-from ..onnx_export import onnx_path
-from .base import Backend
+from service.backends.base import Backend
+from service.backends.files import onnx_path
+from service.core.model_spec import ModelSpec
 
 
 def load_backend(
@@ -18,11 +18,11 @@ def load_backend(
     if runtime == "auto":
         runtime = "onnx" if onnx_path(path, "fp32").is_file() and _has_onnxruntime() else "torch"
     if runtime == "torch":
-        from .torch_backend import TorchBackend
+        from service.backends.torch_backend import TorchBackend
 
         return TorchBackend.load(path, spec, device=device, threads=threads)
     if runtime == "onnx":
-        from .onnx_backend import OnnxBackend
+        from service.backends.onnx_backend import OnnxBackend
 
         return OnnxBackend.load(path, spec, device=device, threads=threads, variant=onnx_variant)
     raise ValueError(f"unknown runtime {runtime!r}")

@@ -15,7 +15,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..microbatch import PaddedBatch
+from service.core.microbatch import PaddedBatch
 
 
 @runtime_checkable

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
-from ..microbatch import PaddedBatch
-from ..model_spec import ModelSpec
-from ..onnx_export import ONNX_DIR, onnx_path
+from service.backends.files import ONNX_DIR, onnx_path
+from service.core.microbatch import PaddedBatch
+from service.core.model_spec import ModelSpec
 
 log = logging.getLogger("zsc.backends.onnx")
 

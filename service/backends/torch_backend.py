@@ -14,9 +14,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from ..microbatch import PaddedBatch
-from ..model_spec import ModelSpec
-from .base import Ready
+from service.backends.base import Ready
+from service.core.microbatch import PaddedBatch
+from service.core.model_spec import ModelSpec
 
 log = logging.getLogger("zsc.backends.torch")
 

@@ -1,4 +1,4 @@
-"""A job submission, from any of its shapes to a list of checked ``/classify`` bodies. Pure.
+"""A job submission, from any of its shapes to a list of validated ``/classify`` requests. Pure.
 
 Shapes (README "Jobs"):
 
@@ -10,8 +10,8 @@ Shapes (README "Jobs"):
   body (``application/x-ndjson``, ``text/csv``); the shared fields then come as form fields or query
   parameters (``labels=a,b`` or a JSON list, ``multi_label=true``, ``threshold=0.5``).
 
-Every item is validated with the ``/classify`` rules before anything is queued: a bad item rejects the
-submission with its line number, so a job never half-runs on a typo.
+Every item is validated with the ``/classify`` rules before anything is queued (the only time a job item
+is validated): a bad item rejects the submission with its line number, so a job never half-runs on a typo.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InvalidRequest, UnprocessableRequest
-from ..schemas import ClassifyRequest
+from service.api.classify import ClassifyRequest
+from service.api.validation import first_problem
+from service.errors import InvalidRequest, UnprocessableRequest
 
 # fields of a submission that are not /classify fields
 FILE_OPTIONS = ("text_column",)
@@ -33,7 +34,7 @@ REQUEST_FIELDS = tuple(f for f in ClassifyRequest.model_fields if f != "text")
 MAX_REPORTED = 5  # item errors named in one answer
 
 
-def from_json(body: Any, max_items: int) -> list[dict[str, Any]]:
+def from_json(body: Any, max_items: int) -> list[ClassifyRequest]:
     if not isinstance(body, dict):
         raise InvalidRequest('a job is a JSON object: {"texts": [...], "labels": [...]} or {"items": [...]}')
     unknown = sorted(set(body) - {"items", "texts", *REQUEST_FIELDS})
@@ -50,7 +51,9 @@ def from_json(body: Any, max_items: int) -> list[dict[str, Any]]:
     return checked(raw, shared, max_items, what="item")
 
 
-def from_file(data: bytes, filename: str, content_type: str, options: Mapping[str, str], max_items: int):
+def from_file(
+    data: bytes, filename: str, content_type: str, options: Mapping[str, str], max_items: int
+) -> list[ClassifyRequest]:
     """Items of an uploaded (or posted) JSON-lines or CSV file, with the shared fields of ``options``."""
     shared, text_column = shared_fields(options)
     try:
@@ -105,8 +108,8 @@ def shared_fields(options: Mapping[str, str]) -> tuple[dict[str, Any], str]:
     return shared, options.get("text_column") or "text"
 
 
-def checked(raw: list[Any], shared: dict[str, Any], max_items: int, what: str) -> list[dict[str, Any]]:
-    """Each item merged over the shared fields and validated as a /classify body; 400 naming the first
+def checked(raw: list[Any], shared: dict[str, Any], max_items: int, what: str) -> list[ClassifyRequest]:
+    """Each item merged over the shared fields and validated as a /classify request; 400 naming the first
     bad ones (1-based, as editors number lines)."""
     if len(raw) > max_items:
         raise InvalidRequest(f"{len(raw)} items; the limit is {max_items} (ZSC_JOB_MAX_ITEMS): split the job")
@@ -119,18 +122,15 @@ def checked(raw: list[Any], shared: dict[str, Any], max_items: int, what: str) -
             continue
         merged = {**shared, **{k: v for k, v in item.items() if v is not None}}  # null: not given
         try:
-            broken = ClassifyRequest.model_validate(merged).rule_broken()
+            request = ClassifyRequest.model_validate(merged)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            msg = first["msg"].removeprefix("Value error, ")
-            problems.append(f"{what} {n}: {where}: {msg}" if where else f"{what} {n}: {msg}")
+            problems.append(f"{what} {n}: {first_problem(exc)}")
         else:
-            if broken:
+            if broken := request.rule_broken():
                 problems.append(f"{what} {n}: {broken}")
                 unprocessable += 1
             else:
-                items.append(merged)
+                items.append(request)
         if len(problems) >= MAX_REPORTED:
             break
     if problems:

@@ -10,10 +10,10 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from ..errors import JobNotFound
-from .records import JobInfo
-from .store import JobStore
-from .worker import JobWorker
+from service.errors import JobNotFound
+from service.jobs.records import JobInfo
+from service.jobs.store import JobStore
+from service.jobs.worker import JobWorker
 
 log = logging.getLogger("zsc.jobs")
 RESULT_CHUNKS_PER_READ = 16  # chunks fetched from the store per round trip when streaming results

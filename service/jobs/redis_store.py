@@ -21,7 +21,7 @@ import logging
 import time
 from typing import Any
 
-from .records import NOT_STORED, Chunk, JobInfo
+from service.jobs.records import NOT_STORED, Chunk, JobInfo
 
 log = logging.getLogger("zsc.jobs.redis")
 

@@ -15,7 +15,7 @@ import contextlib
 import time
 from typing import Any, Protocol
 
-from .records import ACTIVE, CANCELLED, DONE, FINISHED, NOT_STORED, QUEUED, RUNNING, STORED, Chunk, JobInfo
+from service.jobs.records import ACTIVE, CANCELLED, DONE, FINISHED, NOT_STORED, QUEUED, RUNNING, STORED, Chunk, JobInfo
 
 
 class JobStore(Protocol):

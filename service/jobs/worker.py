@@ -1,10 +1,10 @@
 """A replica's job worker: takes chunks from the store and classifies them, yielding to interactive traffic.
 
-A chunk's items go through the service's own path (``run_items``: the same validation, cache, adaptive
-batching and engine as ``/classify_batch``) in slices of ``slice_items``, so an interactive request never
-waits behind more than one small slice. While interactive requests are in flight (or were a moment ago)
-the worker sleeps after each slice so that its own model time stays under ``share`` of the wall time;
-with no interactive load it runs flat out.
+A chunk's items go through the service's one path (``run_items``: ``items.classify_items``, i.e.
+``Pipeline.classify``: the same label sets, cache, adaptive batching and engine as ``/classify``) in slices
+of ``slice_items``, so an interactive request never waits behind more than one small slice. While
+interactive requests are in flight (or were a moment ago) the worker sleeps after each slice so that its own
+model time stays under ``share`` of the wall time; with no interactive load it runs flat out.
 
 Failures: an item the service rejects (too long, an unknown label set) gets an error in place of its
 answer and the job goes on. A slice the model fails on is retried (``max_attempts``), then its items get
@@ -22,8 +22,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .records import ACTIVE, FINISHED, NOT_STORED, Chunk, is_error, item_error
-from .store import JobStore
+from service.jobs.records import ACTIVE, FINISHED, NOT_STORED, Chunk, is_error, item_error
+from service.jobs.store import JobStore
 
 log = logging.getLogger("zsc.jobs.worker")
 
@@ -34,7 +34,7 @@ RunItems = Callable[[list[dict[str, Any]]], Awaitable[list[dict[str, Any]]]]
 class WorkerConfig:
     consumer: str  # this worker's name in the consumer group (host and pid)
     concurrency: int = 1  # chunks worked on at once
-    slice_items: int = 16  # items per call into the classifier
+    slice_items: int = 16  # items per call into the pipeline
     share: float = 0.5  # of the model's time while interactive requests are in flight
     visibility_s: float = 60.0
     max_attempts: int = 3

@@ -1,0 +1,510 @@
+"""Request and response models: types, limits and examples in one place.
+
+Validation happens here, once, so every bad input gets the same 400 shape from BentoML:
+``{"error": "N validation error(s) for ...", "detail": [{"loc": [...], "msg": "...", "type": "..."}]}``.
+Limits come from ``config.settings()``. What needs the model's tokenizer (a text's length in tokens, its
+windows) is checked after this, in ``service.pipeline.prepare``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    RootModel,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
+
+from service.config import settings
+
+_LABEL_SPLIT = re.compile(r"[,，]")  # ASCII or full-width comma
+
+# The rules below are both checked (validators, with messages that say what to fix) and stated in the
+# OpenAPI document (``schema_rules``), so that what the document calls valid is what the service accepts.
+# White space as str.strip() and str.isspace() know it, spelt out: JSON Schema patterns are ECMA-262 regexes,
+# whose \s is another set (it lacks U+001C..U+001F and U+0085, and has U+FEFF)
+SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK = rf"[^{SPACE}]"  # some character that is not white space
+# exactly one '{}' where the label goes; other braces doubled ('{{', '}}')
+TEMPLATE = r"^(?:[^{}]|[{][{]|[}][}])*[{][}](?:[^{}]|[{][{]|[}][}])*$"  # braces in classes: no escapes to misread
+
+
+def _label_string(most: int, longest: int) -> str:
+    """A comma-separated label string: 1 to ``most`` parts of at most ``longest`` characters, none of them
+    blank, no two the same once trimmed (the second lookahead: a part, then a later one equal to it but for
+    white space; the service answers that one with 422, ``rule_broken``, as for a list)."""
+    part, blanks = rf"[^,，]*[^,，{SPACE}][^,，]*", rf"[{SPACE}]*"
+    repeated = (
+        rf"(?:[^,，]*[,，])*{blanks}([^,，]*?[^,，{SPACE}]){blanks}[,，](?:[^,，]*[,，])*{blanks}\1{blanks}(?:[,，]|$)"
+    )
+    too_long = rf"[\s\S]*[^,，]{{{longest + 1}}}"
+    return rf"^(?!{too_long})(?!{repeated}){part}(?:[,，]{part}){{0,{most - 1}}}$"
+
+
+Rules = Callable[[], dict[str, Any]]
+
+
+def schema_rules(string: Rules | None = None, array: Rules | None = None, item: Rules | None = None):
+    """A ``json_schema_extra`` that writes validator rules into a field's schema: ``string`` on its string
+    form, ``array`` on its list form and ``item`` on the list's string items, whichever the field's union
+    has (a field that may be null gets them on its other branches). Limits are read from the settings when
+    the document is made, so it states this replica's limits."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        _apply(schema, string and string(), array and array(), item and item())
+
+    return extra
+
+
+def _apply(schema: dict[str, Any], string: dict | None, array: dict | None, item: dict | None) -> None:
+    for branch in schema.get("anyOf") or schema.get("oneOf") or [schema]:
+        kind = branch.get("type")
+        if kind == "string" and string:
+            branch.update(string)
+        elif kind == "array":
+            branch.update(array or {})
+            if item:
+                _apply(branch["items"], item, None, None)
+
+
+def text_rules() -> dict[str, Any]:
+    return {"pattern": NOT_BLANK, "maxLength": settings().max_text_chars}
+
+
+def label_rules() -> dict[str, Any]:
+    return {"pattern": NOT_BLANK, "maxLength": settings().max_label_chars}
+
+
+def labels_rules() -> dict[str, Any]:
+    return {"minItems": 1, "maxItems": settings().max_labels, "uniqueItems": True}
+
+
+def label_list_string_rules() -> dict[str, Any]:
+    s = settings()
+    return {"pattern": _label_string(s.max_labels, s.max_label_chars)}
+
+
+def phrasing_rules() -> dict[str, Any]:
+    return {"pattern": NOT_BLANK, "maxLength": settings().max_description_chars}
+
+
+def phrasings_rules() -> dict[str, Any]:
+    return {"minItems": 1, "maxItems": settings().max_phrasings}
+
+
+def template_rules() -> dict[str, Any]:
+    # the length goes into the pattern (a lookahead), not maxLength: schemathesis folds maxLength into the
+    # pattern's quantifiers and writes the braces back in a form ECMA regexes refuse
+    most = settings().max_template_chars
+    return {"pattern": rf"^(?=[\s\S]{{0,{most}}}$)" + TEMPLATE[1:]}
+
+
+def batch_rules() -> dict[str, Any]:
+    return {"minItems": 1, "maxItems": settings().max_batch_items}
+
+
+LABELS_SCHEMA = schema_rules(string=label_list_string_rules, array=labels_rules, item=label_rules)
+TEXT_SCHEMA = schema_rules(string=text_rules)
+TEMPLATE_SCHEMA = schema_rules(string=template_rules)
+
+Truncation = Literal["end", "start", "error", "chunk"]
+Aggregation = Literal["max", "mean"]
+Probability = Annotated[float, Field(ge=0, le=1, strict=True)]
+
+
+def split_labels(labels: str | list[str]) -> list[str]:
+    """A comma-separated string becomes a list; each label is stripped of surrounding blanks."""
+    if isinstance(labels, str):
+        return [part.strip() for part in _LABEL_SPLIT.split(labels)]
+    return [label.strip() for label in labels]
+
+
+@dataclass(frozen=True)
+class Label:
+    """A candidate label as the service uses it: its name, and how it is worded for the model."""
+
+    name: str
+    descriptions: tuple[str, ...] = ()  # go into the template instead of the name
+    hypotheses: tuple[str, ...] = ()  # whole hypotheses, no template
+
+    def hypotheses_for(self, template: str) -> tuple[str, ...]:
+        if self.hypotheses:
+            return self.hypotheses
+        return tuple(template.format(d) for d in (self.descriptions or (self.name,)))
+
+
+class LabelObject(BaseModel):
+    """A label with its wording: a description that goes into the template, or a whole hypothesis; a list
+    gives several phrasings, combined into the label's score."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"example": {"name": "praise", "description": ["a compliment", "a happy customer"]}},
+    )
+
+    name: StrictStr = Field(
+        description="What the answer calls this label.",
+        examples=["billing"],
+        json_schema_extra=schema_rules(label_rules),
+    )
+    description: StrictStr | list[StrictStr] | None = Field(
+        default=None,
+        description="Put into the hypothesis template instead of the name; a list gives several phrasings.",
+        examples=["payments, refunds and invoices"],
+        json_schema_extra=schema_rules(phrasing_rules, phrasings_rules, phrasing_rules),
+    )
+    hypothesis: StrictStr | list[StrictStr] | None = Field(
+        default=None,
+        description="Whole hypotheses used as they are (no template); a list gives several phrasings.",
+        examples=["The customer asks about money."],
+        json_schema_extra=schema_rules(phrasing_rules, phrasings_rules, phrasing_rules),
+    )
+
+    @field_validator("description", "hypothesis")
+    @classmethod
+    def _phrasings(cls, value: str | list[str] | None, info) -> list[str] | None:
+        if value is None:
+            return None
+        s = settings()
+        items = [value] if isinstance(value, str) else value
+        if not items:
+            raise ValueError(f"{info.field_name} is an empty list: give at least one phrasing, or leave it out")
+        if len(items) > s.max_phrasings:
+            raise ValueError(f"{len(items)} phrasings; the limit is {s.max_phrasings} (ZSC_MAX_PHRASINGS)")
+        out = []
+        for i, raw in enumerate(items):
+            item = raw.strip()
+            if not item:
+                raise ValueError(f"{info.field_name} {i} is empty: write the phrasing, or leave it out")
+            if len(raw) > s.max_description_chars:
+                raise ValueError(
+                    f"{info.field_name} {i} has {len(raw)} characters; the limit is {s.max_description_chars} "
+                    "(ZSC_MAX_DESCRIPTION_CHARS)"
+                )
+            out.append(item)
+        return out
+
+    @model_validator(mode="after")
+    def _one_wording(self) -> LabelObject:
+        if self.description is not None and self.hypothesis is not None:
+            raise ValueError(f"label {self.name!r} has both a description and a hypothesis: give one of them")
+        return self
+
+    def label(self) -> Label:
+        return Label(self.name.strip(), tuple(self.description or ()), tuple(self.hypothesis or ()))
+
+
+class ClassifyRequest(BaseModel):
+    """One text and the labels to rank for it."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        # the Swagger page's ready-made request; the fields' own examples show Chinese as well
+        json_schema_extra={
+            "example": {
+                "text": "My card was charged twice for one order",
+                "labels": [
+                    {"name": "billing", "description": "payments, refunds and invoices"},
+                    {"name": "shipping", "description": ["delivery", "where a parcel is"]},
+                    "praise",
+                ],
+                "hypothesis_template": "This message is about {}.",
+                "threshold": 0.6,
+            }
+        },
+    )
+
+    text: StrictStr = Field(
+        description="The text to classify, in any language the model covers.",
+        examples=["My card was charged twice for one order", "我的快递三天了还没到，什么时候发货？"],
+        json_schema_extra=TEXT_SCHEMA,
+    )
+    labels: list[StrictStr | LabelObject] | StrictStr | None = Field(
+        default=None,
+        description="Candidate labels: a list of names or label objects, or one string separated by ',' or '，'. "
+        "Required unless label_set is given.",
+        examples=[["billing", "shipping", "praise"], ["物流", "退款", "表扬"]],
+        json_schema_extra=LABELS_SCHEMA,
+    )
+    label_set: StrictStr | None = Field(
+        default=None,
+        description="A label set the service holds (GET /label_sets): its labels, template, threshold; fields "
+        "given here override the set's.",
+        examples=["support-intents"],
+    )
+    hypothesis_template: StrictStr | None = Field(
+        default=None,
+        description="How a label (or its description) becomes a hypothesis; must contain '{}'. Default: the model's.",
+        examples=["This text is about {}."],
+        json_schema_extra=TEMPLATE_SCHEMA,
+    )
+    multi_label: StrictBool = Field(
+        default=False,
+        description="Score each label on its own (labels may all be true) instead of one softmax.",
+    )
+    truncation: Truncation = Field(
+        default="end",
+        description="A text longer than the model's window: cut its end (end), keep its end (start), refuse it "
+        "with 400 (error), or score it in overlapping windows (chunk).",
+    )
+    chunk_aggregation: Aggregation = Field(
+        default="max", description="With chunk: a label's evidence over the windows, the strongest (max) or mean."
+    )
+    threshold: Probability | None = Field(
+        default=None,
+        description="Decision threshold in [0, 1]: single-label, `predicted` is the top label if its score "
+        "reaches it, else null; multi-label, every label at or above it. Default: the top label / 0.5.",
+    )
+    top_k: StrictInt | None = Field(default=None, ge=1, description="Return only the k best labels.")
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, text: str) -> str:
+        if not text.strip():
+            raise ValueError("text is empty: send the text to classify")
+        limit = settings().max_text_chars
+        if len(text) > limit:
+            raise ValueError(f"text has {len(text)} characters; the limit is {limit} (ZSC_MAX_TEXT_CHARS)")
+        return text
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, labels: str | list[str | LabelObject] | None) -> list[str | LabelObject] | None:
+        if labels is None:
+            return None
+        s = settings()
+        items: list[str | LabelObject] = _LABEL_SPLIT.split(labels) if isinstance(labels, str) else list(labels)
+        if not items or (len(items) == 1 and isinstance(items[0], str) and not items[0].strip()):
+            raise ValueError("no labels: send at least one candidate label")
+        if len(items) > s.max_labels:
+            raise ValueError(f"{len(items)} labels; the limit is {s.max_labels} (ZSC_MAX_LABELS)")
+        out: list[str | LabelObject] = []
+        for i, item in enumerate(items):
+            raw = item if isinstance(item, str) else item.name
+            name = raw.strip()
+            if not name:
+                raise ValueError(f"label {i} is empty: remove it or give it a name")
+            if len(raw) > s.max_label_chars:
+                raise ValueError(
+                    f"label {i} has {len(raw)} characters; the limit is {s.max_label_chars} (ZSC_MAX_LABEL_CHARS)"
+                )
+            out.append(name if isinstance(item, str) else item)
+        return out
+
+    @field_validator("hypothesis_template")
+    @classmethod
+    def _template(cls, template: str | None) -> str | None:
+        if template is None:
+            return None
+        limit = settings().max_template_chars
+        if len(template) > limit:
+            raise ValueError(f"hypothesis_template is longer than {limit} characters")
+        if "{}" not in template:
+            raise ValueError(
+                "hypothesis_template must contain '{}' where the label goes, e.g. 'This text is about {}.'"
+            )
+        if not re.fullmatch(TEMPLATE, template):
+            raise ValueError(
+                "hypothesis_template must contain exactly one '{}' (where the label goes); write other braces "
+                "as '{{' and '}}'"
+            )
+        return template
+
+    @model_validator(mode="after")
+    def _some_labels(self) -> ClassifyRequest:
+        if self.labels is None and self.label_set is None:
+            raise ValueError("no labels: send labels, or the name of a label set (label_set)")
+        return self
+
+    def rule_broken(self) -> str | None:
+        """What this request breaks of the rules a JSON schema cannot state (422, not 400: the document
+        calls the request valid): label names unique once trimmed, and its pairs within the limit."""
+        seen: set[str] = set()
+        for name in self.names if self.labels is not None else ():  # a label set's are checked when loaded
+            if name in seen:
+                return f"label {name!r} appears twice: labels must be unique"
+            seen.add(name)
+        limit = settings().max_pairs_per_request
+        if self.pairs > limit:
+            return f"{self.pairs} pairs; the limit is {limit} (ZSC_MAX_PAIRS_PER_REQUEST)"
+        return None
+
+    @property
+    def label_list(self) -> list[Label]:
+        assert isinstance(self.labels, list), "a label set is resolved before the labels are read"
+        return [Label(x) if isinstance(x, str) else x.label() for x in self.labels]
+
+    @property
+    def names(self) -> list[str]:
+        return [label.name for label in self.label_list]
+
+    @property
+    def pairs(self) -> int:
+        """(text, phrasing) pairs before the text is split into windows (0 until a label set is resolved)."""
+        if self.labels is None:
+            return 0
+        return sum(max(1, len(x.descriptions) + len(x.hypotheses)) for x in self.label_list)
+
+
+class ClassifyBatchRequest(BaseModel):
+    """Several independent classifications in one call; each item has its own labels and options."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "example": {
+                "items": [
+                    {"text": "The striker scored twice in the final", "labels": ["sports", "business"]},
+                    {"text": "央行宣布下调存款准备金率，股市应声大涨", "labels": "体育，财经，科技"},
+                ]
+            }
+        },
+    )
+
+    items: list[ClassifyRequest] = Field(
+        description="The classifications to run, answered in this order.",
+        json_schema_extra=schema_rules(array=batch_rules),
+    )
+
+    @field_validator("items")
+    @classmethod
+    def _items(cls, items: list[ClassifyRequest]) -> list[ClassifyRequest]:
+        s = settings()
+        if not items:
+            raise ValueError("items is empty: send at least one item")
+        if len(items) > s.max_batch_items:
+            raise ValueError(f"{len(items)} items; the limit is {s.max_batch_items} (ZSC_MAX_BATCH_ITEMS)")
+        return items
+
+
+def _one_of(schema: dict) -> None:
+    """Write a union as oneOf: BentoML's OpenAPI writer keeps only the first branch of an anyOf in a response,
+    and the generated client would then type the field as that branch alone."""
+    if "anyOf" in schema:
+        schema["oneOf"] = schema.pop("anyOf")
+
+
+class AnswerWarning(BaseModel):
+    code: str = Field(description="Stable identifier, e.g. language_mismatch.", examples=["language_mismatch"])
+    message: str = Field(description="What it means and what to do.")
+
+
+class ClassifyResponse(BaseModel):
+    labels: list[str] = Field(description="Labels (names), best first.", examples=[["billing", "shipping", "praise"]])
+    scores: list[float] = Field(description="Score of each label, same order.", examples=[[0.93, 0.05, 0.02]])
+    multi_label: bool = Field(description="Whether each score stands alone (true) or all sum to 1 (false).")
+    predicted: str | list[str] | None = Field(
+        description="The decision. Single-label: the top label, or null when a threshold was given and the top "
+        "score is under it (abstain). Multi-label: every label scoring at or above the threshold (default 0.5).",
+        examples=["billing"],
+        json_schema_extra=_one_of,
+    )
+    truncated: bool = Field(description="Whether part of the text was not seen by the model (truncation end/start).")
+    windows: int = Field(description="Windows the text was scored in (1 unless truncation was chunk).", examples=[1])
+    warnings: list[AnswerWarning] = Field(default_factory=list, description="What may make these scores unreliable.")
+    model: str = Field(description="Model tag that produced the scores.", examples=["multilingual-e5-small:abc123"])
+    revision: str = Field(description="Model content revision (weights hash or hub revision).")
+
+
+class ClassifyBatchResponse(BaseModel):
+    results: list[ClassifyResponse]
+
+
+# -- the Hugging Face Inference API's zero-shot shape ---------------------------------------------------
+class HfParameters(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    candidate_labels: list[StrictStr] | StrictStr | None = Field(
+        default=None,
+        description="Candidate labels, as in /classify; required unless label_set is given.",
+        json_schema_extra=LABELS_SCHEMA,
+    )
+    label_set: StrictStr | None = Field(default=None, description="A label set the service holds (an extension).")
+    multi_label: StrictBool | None = Field(default=None, description="As in /classify (default false).")
+    hypothesis_template: StrictStr | None = Field(
+        default=None, description="As in /classify.", json_schema_extra=TEMPLATE_SCHEMA
+    )
+
+    @model_validator(mode="after")
+    def _some_labels(self) -> HfParameters:
+        if self.candidate_labels is None and self.label_set is None:
+            raise ValueError("candidate_labels is required (or label_set, a set the service holds)")
+        return self
+
+
+HF_EXAMPLE = {
+    "inputs": "My card was charged twice for one order",
+    "parameters": {"candidate_labels": ["billing", "shipping", "praise"]},
+}
+
+
+class HfZeroShotRequest(BaseModel):
+    """The request of Hugging Face's zero-shot-classification task (Inference API, InferenceClient)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"example": HF_EXAMPLE})
+
+    inputs: StrictStr | list[StrictStr] = Field(
+        description="One text, or a list of texts.", json_schema_extra=schema_rules(text_rules, batch_rules, text_rules)
+    )
+    parameters: HfParameters
+
+    @field_validator("inputs")
+    @classmethod
+    def _inputs(cls, inputs: str | list[str]) -> str | list[str]:
+        if isinstance(inputs, list):
+            limit = settings().max_batch_items
+            if not inputs:
+                raise ValueError("inputs is an empty list: send at least one text")
+            if len(inputs) > limit:
+                raise ValueError(f"{len(inputs)} inputs; the limit is {limit} (ZSC_MAX_BATCH_ITEMS)")
+        return inputs
+
+    def requests(self) -> list[ClassifyRequest]:
+        """The same classifications as /classify requests (validated as such)."""
+        texts = [self.inputs] if isinstance(self.inputs, str) else self.inputs
+        p = self.parameters
+        given = {
+            "labels": p.candidate_labels,
+            "label_set": p.label_set,
+            "multi_label": p.multi_label,
+            "hypothesis_template": p.hypothesis_template,
+        }
+        common = {k: v for k, v in given.items() if v is not None}
+        return [ClassifyRequest.model_validate({"text": t, **common}) for t in texts]
+
+
+class HfZeroShotAnswer(BaseModel):
+    """What transformers' zero-shot pipeline returns for one text."""
+
+    sequence: str
+    labels: list[str]
+    scores: list[float]
+
+
+class HfZeroShotOutput(RootModel[HfZeroShotAnswer | list[HfZeroShotAnswer]]):
+    """One answer for one text, a list for a list of texts, as the pipeline returns them. Its schema is
+    written out without references: BentoML's OpenAPI writer keeps only the first branch of a union and
+    cannot follow a reference inside one."""
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema, handler):
+        answer = {
+            "type": "object",
+            "properties": {
+                "sequence": {"type": "string"},
+                "labels": {"type": "array", "items": {"type": "string"}},
+                "scores": {"type": "array", "items": {"type": "number"}},
+            },
+            "required": ["sequence", "labels", "scores"],
+        }
+        return {"oneOf": [answer, {"type": "array", "items": answer}], "title": "HfZeroShotOutput"}

@@ -1,0 +1,29 @@
+"""The shapes of the answers that are not classifications: the label sets a replica holds, and every
+error body. They describe JSON the HTTP layer writes (tests compare them with live answers) for the
+OpenAPI document and the typed client."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class LabelSetSummary(BaseModel):
+    name: str
+    description: str | None
+    labels: list[str]
+    hypothesis_template: str | None
+    multi_label: bool | None
+    threshold: float | None
+    thresholds: dict[str, float]
+    model: str | None
+    revision: str | None
+    matches_model: bool = Field(description="False when the set was tuned on another model or revision.")
+
+
+class LabelSets(BaseModel):
+    label_sets: list[LabelSetSummary]
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(description="What went wrong and what to change.")
+    error_type: str

@@ -1,0 +1,123 @@
+"""The BentoML service: it holds the components ``service.build`` makes, runs their lifecycle, and has thin
+endpoints. Each endpoint turns its body into requests, calls ``Pipeline.classify`` (the one path, also the
+job worker's) and puts the answer's cache status and warnings into headers.
+
+Serve it with ``bentoml serve service.http.app:ZeroShotClassifier`` (``make serve``).
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+from pathlib import Path
+
+import bentoml
+
+from service.api.classify import (
+    ClassifyBatchRequest,
+    ClassifyBatchResponse,
+    ClassifyRequest,
+    ClassifyResponse,
+    HfZeroShotAnswer,
+    HfZeroShotOutput,
+    HfZeroShotRequest,
+)
+from service.config import settings
+from service.http.errors import error_boundary
+from service.http.middleware import EdgeMiddleware
+from service.http.openapi import merged
+from service.http.routes import LateApp, make_app
+from service.obs import logs
+from service.obs.tracing import bentoml_tracing_config, use_bentoml_provider
+
+log = logging.getLogger("zsc.http")
+S = settings()
+# The GPU deployment (ZSC_DEVICE=cuda) declares its GPU so BentoML assigns one per worker.
+_resources = {"gpu": 1} if S.device == "cuda" else None
+_tracing = bentoml_tracing_config(float(S.trace_sample_rate))
+if S.log_format == "json":
+    logs.configure("json")  # the serving CLI's own lines too; the worker's handlers again in __init__
+ROUTES = LateApp()  # label sets, jobs, the documents, the pages: bound once this worker's components exist
+
+
+@bentoml.service(
+    name="zero_shot_classifier",
+    workers=S.workers,
+    **({"resources": _resources} if _resources else {}),
+    traffic={"timeout": S.timeout_s},  # ZSC_MAX_CONCURRENCY: middleware.py, so its 429 says when to retry
+    # our access line (middleware.py) carries the request id, cache status and pairs: BentoML's would repeat it
+    logging={"access": {"enabled": False}},
+    **({"tracing": _tracing} if _tracing else {}),
+)
+class ZeroShotClassifier:
+    model_ref = bentoml.models.BentoModel(S.model)
+
+    def __init__(self) -> None:
+        from service.build import StoredModel, build  # the heavy imports: importing this module stays cheap
+        from service.http.batching import cork_queue
+
+        self._ready = False
+        logs.configure(S.log_format)
+        if _tracing:
+            use_bentoml_provider()
+            log.info("tracing: OTLP/HTTP to %s, sample rate %s", _tracing["otlp"]["endpoint"], S.trace_sample_rate)
+        log.info("settings: %s", S.redacted())
+        stored = self.model_ref
+        model = StoredModel(str(stored.tag), Path(stored.path), dict(stored.info.metadata))
+        self.components = build(S, model, cork_queue)
+        self.pipeline = self.components.pipeline
+        ROUTES.bind(make_app(self.components, openapi=lambda: merged(ZeroShotClassifier.openapi_spec.asdict())))
+        # Everything loaded so far lives as long as the process: move it out of the garbage collector's
+        # sight, so the collections that request handling triggers do not scan the model's objects.
+        gc.collect()
+        gc.freeze()
+        self._ready = True
+        log.info("ready: %s", model.tag)
+
+    def __is_ready__(self) -> bool:
+        # Readiness is the model's, never Redis's: without Redis the service answers from the model.
+        return self._ready
+
+    @bentoml.on_startup
+    async def _start(self) -> None:
+        await self.components.start()
+
+    @bentoml.on_shutdown
+    async def _stop(self) -> None:
+        await self.components.stop()
+
+    @bentoml.api(route="/classify")
+    @error_boundary
+    async def classify(self, request: ClassifyRequest, /, ctx: bentoml.Context) -> ClassifyResponse:
+        """Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked."""
+        [answer] = await self._classify([request], ctx)
+        return answer
+
+    @bentoml.api(route="/classify_batch")
+    @error_boundary
+    async def classify_batch(self, request: ClassifyBatchRequest, /, ctx: bentoml.Context) -> ClassifyBatchResponse:
+        """Rank labels for many texts in one call; each item carries its own labels and options."""
+        return ClassifyBatchResponse(results=await self._classify(request.items, ctx))
+
+    @bentoml.api(route="/hf/zero-shot-classification")
+    @error_boundary
+    async def hf_zero_shot(self, request: HfZeroShotRequest, /, ctx: bentoml.Context) -> HfZeroShotOutput:
+        """Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
+        `InferenceClient(model="http://HOST:PORT/hf/zero-shot-classification").zero_shot_classification(...)`."""
+        items = request.requests()
+        answers = await self._classify(items, ctx)
+        out = [HfZeroShotAnswer(sequence=i.text, labels=a.labels, scores=a.scores) for i, a in zip(items, answers)]
+        return HfZeroShotOutput(out[0] if isinstance(request.inputs, str) else out)
+
+    async def _classify(self, requests: list[ClassifyRequest], ctx: bentoml.Context) -> list[ClassifyResponse]:
+        answers = await self.pipeline.classify(requests)
+        ctx.response.headers["X-Cache"] = answers.cache
+        if answers.warnings:
+            ctx.response.headers["X-ZSC-Warnings"] = ",".join(answers.warnings)
+        return answers.results  # type: ignore[return-value]  # a call, not a job: answers only
+
+
+# Routes that are not one JSON body in and out (label sets, jobs, the web page), beside the APIs above
+ZeroShotClassifier.mount_asgi_app(ROUTES, path="/", name="zsc_routes")
+# Request ids, API keys, rate limits, the body bound, Retry-After and the access line, for every route
+ZeroShotClassifier.add_asgi_middleware(EdgeMiddleware, settings=S)

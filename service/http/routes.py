@@ -1,0 +1,74 @@
+"""Routes beside the BentoML APIs that are not one JSON body in and out (label sets, jobs, the OpenAPI
+document, the web page, the Swagger page): a Starlette app made by ``make_app`` from the components it
+serves, so no handler looks anything up.
+
+BentoML mounts apps when the service class is defined, before a worker has built its components, so the
+class mounts ``LateApp``, a Starlette app without routes until ``bind`` gives it those ``make_app`` made (in
+the service's ``__init__``, before the worker reports ready). BentoML mounts it passively (``PassiveMount``
+reads its routes per request): it answers only the paths listed here, and everything else, its own routes
+included, stays BentoML's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from service.http import jobs
+from service.ui import STATIC
+
+if TYPE_CHECKING:  # importing this module stays cheap: the serving CLI imports it before any worker exists
+    from service.build import Components
+
+SWAGGER = STATIC.parent / "swagger.html"  # BentoML's Swagger UI page, pointed at /openapi.json
+
+
+def make_app(components: Components, openapi: Callable[[], dict[str, Any]]) -> Starlette:
+    """The routes of one serving process; ``openapi`` makes the whole document (BentoML's plus ours)."""
+    pipeline = components.pipeline
+    document: dict[str, Any] = {}
+
+    async def label_sets(request: Request) -> JSONResponse:
+        """The label sets this replica holds (ZSC_LABEL_SETS), and whether each was tuned on its model."""
+        sets = [s.summary(pipeline.model_tag, pipeline.spec.revision) for s in pipeline.label_sets.values()]
+        return JSONResponse({"label_sets": sets})
+
+    async def openapi_document(request: Request) -> JSONResponse:
+        """The whole API, jobs and label sets included: what the typed client is generated from."""
+        if not document:  # made once: the settings it states do not change while the process runs
+            document.update(openapi())
+        return JSONResponse(document)
+
+    async def swagger(request: Request) -> HTMLResponse:
+        return HTMLResponse(SWAGGER.read_text(encoding="utf-8"))
+
+    async def ui_root(request: Request) -> RedirectResponse:
+        return RedirectResponse("/ui/", status_code=308)
+
+    job_routes = jobs.routes(components.jobs, pipeline, components.settings)
+    return Starlette(
+        routes=[
+            Route("/", swagger, methods=["GET"]),
+            Route("/label_sets", label_sets, methods=["GET"]),
+            Route("/openapi.json", openapi_document, methods=["GET"]),
+            *job_routes,
+            Route("/ui", ui_root, methods=["GET"]),
+            Mount("/ui", app=StaticFiles(directory=STATIC, html=True), name="ui"),
+        ]
+    )
+
+
+class LateApp(Starlette):
+    """The mounted app: no routes (so no path is taken from BentoML) until ``bind``."""
+
+    def __init__(self) -> None:
+        super().__init__(routes=[])
+
+    def bind(self, app: Starlette) -> None:
+        self.router.routes[:] = app.router.routes

@@ -1,0 +1,189 @@
+"""Label sets: a team's labels, their wording, template and decision threshold kept in one YAML file, loaded
+by the service from ``ZSC_LABEL_SETS`` (a directory; a ConfigMap on Kubernetes) and named by requests
+(``"label_set": "support-intents"``). ``zsc tune`` writes them.
+
+    name: support-intents
+    description: Customer-service intents of the web shop
+    hypothesis_template: "The customer writes about {}."
+    labels:
+      - name: billing
+        description: payments, refunds and invoices
+      - name: shipping
+        description: [delivery, where a parcel is]
+      - praise
+    multi_label: false
+    threshold: 0.45          # single-label: abstain under it
+    thresholds: {}           # multi-label: per label
+    model: multilingual-e5-small
+    revision: sha256:43553a7616af57f4
+    tuning: {...}            # where the values came from (zsc tune), free-form
+
+Every file is validated at start-up with the request's own rules; a bad file stops the service with a
+message naming the file (better than a set that silently answers differently).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+
+from service.api.classify import AnswerWarning, ClassifyRequest, LabelObject, Probability
+from service.api.validation import first_problem
+from service.errors import LabelSetNotFound
+
+log = logging.getLogger("zsc.label_sets")
+SUFFIXES = (".yaml", ".yml")
+
+
+class LabelSet(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: StrictStr = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+    description: StrictStr | None = None
+    labels: list[StrictStr | LabelObject]
+    hypothesis_template: StrictStr | None = None
+    multi_label: StrictBool | None = None
+    threshold: Probability | None = None
+    thresholds: dict[str, Probability] = Field(default_factory=dict)
+    model: StrictStr | None = None
+    revision: StrictStr | None = None
+    tuning: dict[str, Any] | None = None
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, labels, info: ValidationInfo):
+        # the request's own rules (non-empty, unique, lengths, phrasings, limits) where the set is served;
+        # `zsc tune` writes sets for a service whose limits it does not know (context {"limits": False})
+        if (info.context or {}).get("limits", True):
+            request = ClassifyRequest.model_validate({"text": "x", "labels": labels})
+            if problem := request.rule_broken():
+                raise ValueError(problem)
+            return request.labels
+        return labels
+
+    def defaults(self) -> dict[str, Any]:
+        """The request fields this set gives (validated when it was loaded), as the request holds them."""
+        out: dict[str, Any] = {"labels": list(self.labels)}
+        for key in ("hypothesis_template", "multi_label", "threshold"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
+
+    @property
+    def names(self) -> list[str]:
+        return [x if isinstance(x, str) else x.name for x in self.labels]
+
+    def summary(self, model: str, revision: str) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "labels": self.names,
+            "hypothesis_template": self.hypothesis_template,
+            "multi_label": self.multi_label,
+            "threshold": self.threshold,
+            "thresholds": self.thresholds,
+            "model": self.model,
+            "revision": self.revision,
+            "matches_model": self.matches(model, revision),
+        }
+
+    def matches(self, model: str, revision: str) -> bool:
+        """False when the set says it was tuned on another model or revision."""
+        return (self.model is None or self.model == model.split(":")[0]) and (
+            self.revision is None or self.revision == revision
+        )
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A request with its label set's fields filled in (or as it came, when it names none): what the rest
+    of the pipeline reads. The set's per-label thresholds and a warning when it was tuned on another model
+    come with it."""
+
+    request: ClassifyRequest  # with the label set's fields filled in
+    thresholds: dict[str, float]
+    warnings: list[AnswerWarning]
+
+
+def resolve(request: ClassifyRequest, sets: dict[str, LabelSet], model: str, revision: str) -> Resolved:
+    """A request naming a label set, with the set's labels, template, multi_label and threshold filled in
+    where the request does not give its own (LabelSetNotFound: 404). Nothing is validated again: the
+    request was, and so was the set when it was loaded; the one rule between them (labels from somewhere)
+    holds by construction."""
+    if request.label_set is None:
+        return Resolved(request, {}, [])
+    found = sets.get(request.label_set)
+    if found is None:
+        raise LabelSetNotFound(request.label_set, list(sets))
+    given = {k for k in request.model_fields_set if getattr(request, k) is not None}  # null: not given
+    fill = {k: v for k, v in found.defaults().items() if k not in given}
+    merged = request.model_copy(update={**fill, "label_set": None})
+    thresholds = found.thresholds if merged.multi_label and "threshold" not in given else {}
+    warnings = []
+    if not found.matches(model, revision):
+        warnings.append(
+            AnswerWarning(
+                code="label_set_model_mismatch",
+                message=f"label set {found.name!r} was tuned on {found.model or '?'} (revision "
+                f"{found.revision or '?'}); this service runs {model} (revision {revision}): its wording and "
+                "thresholds may not carry over",
+            )
+        )
+    return Resolved(merged, thresholds, warnings)
+
+
+class LabelSetError(ValueError):
+    pass
+
+
+def load_dir(directory: str | Path) -> dict[str, LabelSet]:
+    """Every ``*.yaml`` / ``*.yml`` of the directory, by set name; an unreadable or invalid file, or two
+    files with the same name, raise ``LabelSetError`` naming the file."""
+    import yaml
+
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise LabelSetError(f"ZSC_LABEL_SETS={directory} is not a directory")
+    sets: dict[str, LabelSet] = {}
+    for path in sorted(p for p in directory.iterdir() if p.suffix in SUFFIXES and p.is_file()):
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+            found = LabelSet.model_validate(raw)
+        except ValidationError as exc:
+            raise LabelSetError(f"label set file {path}: {first_problem(exc)}") from None
+        except (OSError, yaml.YAMLError) as exc:
+            raise LabelSetError(f"label set file {path}: {exc}") from None
+        if found.name in sets:
+            raise LabelSetError(f"label set {found.name!r} is defined twice ({path} and another file)")
+        sets[found.name] = found
+    log.info("label sets from %s: %s", directory, ", ".join(sets) or "none")
+    return sets
+
+
+def _compact(label: dict[str, Any]) -> dict[str, Any]:
+    """One phrasing written as a string, not a one-item list: the file is read by people."""
+    return {k: v[0] if isinstance(v, list) and len(v) == 1 else v for k, v in label.items()}
+
+
+def dump(label_set: LabelSet, path: Path) -> Path:
+    import yaml
+
+    data = label_set.model_dump(exclude_none=True)
+    data["labels"] = [x if isinstance(x, str) else _compact(x.model_dump(exclude_none=True)) for x in label_set.labels]
+    if not data.get("thresholds"):
+        data.pop("thresholds", None)
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path

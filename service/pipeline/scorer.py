@@ -1,0 +1,113 @@
+"""Tasks in, scores out: every model row a task needs is looked up in the cache tiers first (in-process,
+then Redis), only the missing sequences go to the batcher, and what it computes is remembered in both.
+
+No BentoML here: the batcher is given as ``submit`` (an async callable: sequences -> rows).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from service.core.model_spec import ModelSpec
+from service.core.task import Seq, Task, score, sequences_for
+from service.obs import metrics
+from service.obs.request_context import count_pairs
+from service.obs.tracing import tracer
+from service.pipeline.cache import LocalTier, RedisTier, RedisUnavailable, cache_key
+
+
+@dataclass
+class Scored:
+    scores: list[float]  # in the task's label order
+    cache: str  # hit | partial | miss
+
+
+class CachedScorer:
+    def __init__(
+        self,
+        spec: ModelSpec,
+        submit: Callable[[list[Seq]], Awaitable[Sequence]],
+        local: LocalTier,
+        labels: LocalTier,
+        redis: RedisTier | None = None,
+        prefix: str = "zsc",
+        row_width: int | None = None,
+    ) -> None:
+        self.spec = spec
+        self._submit = submit
+        self.local = local
+        self.labels = labels  # label embeddings (embedding models): kept apart so text churn cannot evict them
+        self.redis = redis
+        self.prefix = prefix
+        self.row_width = row_width
+
+    def _key(self, seq: Seq) -> str:
+        return cache_key(self.prefix, self.spec.revision, self.spec.kind, seq)
+
+    async def scores(self, tasks: Sequence[Task]) -> list[Scored]:
+        plans: list[list[str]] = []
+        seq_of: dict[str, Seq] = {}
+        label_keys: set[str] = set()
+        for task in tasks:
+            seqs = sequences_for(self.spec, task)
+            keys = [self._key(s) for s in seqs]
+            plans.append(keys)
+            seq_of.update(zip(keys, seqs))
+            if self.spec.kind == "embedding":
+                label_keys.update(keys[len(task.texts) :])  # after the text (or its windows)
+        keys = list(seq_of)
+        count_pairs(sum(len(t.texts) * sum(len(h) for h in t.hypotheses) for t in tasks))
+
+        with tracer().start_as_current_span("cache.local") as span:
+            rows = self.labels.get_many(k for k in keys if k in label_keys)
+            rows.update(self.local.get_many(k for k in keys if k not in label_keys))
+            span.set_attributes({"zsc.lookups": len(keys), "zsc.hits": len(rows)})
+        metrics.cache_lookup("local", hits=len(rows), misses=len(keys) - len(rows))
+        missing = [k for k in keys if k not in rows]
+        if missing and self.redis is not None:
+            with tracer().start_as_current_span("cache.redis", attributes={"zsc.lookups": len(missing)}):
+                await self._from_redis(missing, rows, label_keys)
+
+        computed = [k for k in keys if k not in rows]
+        if computed:
+            new = await self._submit([seq_of[k] for k in computed])
+            fresh = [(k, np.asarray(r, dtype=np.float32)) for k, r in zip(computed, new)]
+            rows.update(fresh)
+            self._remember(fresh, label_keys)
+            if self.redis is not None:
+                self.redis.put_many_later(fresh, on_error=lambda exc: metrics.cache_error("redis", "write"))
+        computed_set = set(computed)
+        out = []
+        for task, plan in zip(tasks, plans):
+            fresh_count = sum(k in computed_set for k in plan)
+            status = "hit" if fresh_count == 0 else "miss" if fresh_count == len(plan) else "partial"
+            metrics.cache_response(status)
+            out.append(Scored(score(self.spec, task, np.stack([rows[k] for k in plan])), status))
+        return out
+
+    async def _from_redis(self, missing: list[str], rows: dict, label_keys: set[str]) -> None:
+        t0 = time.perf_counter()
+        try:
+            result = await self.redis.get_many(missing, self.row_width)
+        except RedisUnavailable:
+            metrics.cache_error("redis", "read")
+            result = None
+        finally:
+            metrics.breaker_state("redis", self.redis.breaker.state)
+        if result is None:  # failed, or skipped while the breaker is open
+            return
+        metrics.cache_latency("redis", time.perf_counter() - t0)
+        found, garbage = result
+        if garbage:
+            metrics.cache_error("redis", "garbage", garbage)
+        metrics.cache_lookup("redis", hits=len(found), misses=len(missing) - len(found))
+        rows.update(found)
+        self._remember(list(found.items()), label_keys)
+
+    def _remember(self, items: list[tuple[str, np.ndarray]], label_keys: set[str]) -> None:
+        self.labels.put_many((k, r) for k, r in items if k in label_keys)
+        self.local.put_many((k, r) for k, r in items if k not in label_keys)
