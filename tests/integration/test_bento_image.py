@@ -52,11 +52,11 @@ def built_bento(store_env):
 def test_bentoml_build_packs_the_service_model_and_lean_requirements(built_bento):
     tag, path = built_bento
     info = yaml.safe_load(open(f"{path}/bento.yaml"))
-    assert info["service"] == "service.service:ZeroShotClassifier"
+    assert info["service"] == "service.http.app:ZeroShotClassifier"
     models = [m["tag"] for s in info["services"] for m in s["models"]]
     assert len(models) == 1 and models[0].startswith("multilingual-e5-small:"), models
     assert info["image"]["base_image"]  # docker.base_image, not the legacy cuda_version path
-    assert os.path.isfile(f"{path}/src/service/service.py")
+    assert os.path.isfile(f"{path}/src/service/http/app.py") and os.path.isfile(f"{path}/src/service/ui/swagger.html")
     for static in ("index.html", "app.js", "app.css"):  # the /ui page is not Python: included by name
         assert os.path.isfile(f"{path}/src/service/ui/static/{static}"), static
     assert not os.path.exists(f"{path}/src/tests")
@@ -170,12 +170,20 @@ def _smoke(image: str, tmp_path, *extra: str) -> dict:
     return summary
 
 
+@pytest.fixture(scope="module")
+def image(built_bento, store_env, image_cleanup):
+    """The CPU image, built once (the `service` target: the model baked in); (reference, build log)."""
+    if reason := _image_tools_missing():
+        pytest.skip(reason)
+    return _build(built_bento, store_env, "service")
+
+
 @image_tools
 @pytest.mark.timeout(1800)
-def test_cpu_image_builds_and_serves(built_bento, store_env, image_cleanup, tmp_path):
+def test_cpu_image_builds_and_serves(image, tmp_path):
     """Served as deploy/k8s runs it: read-only root filesystem (a tmpfs on /tmp only), an API key. The key,
     exported during both builds, is in no layer of the image nor its config, nor in the container's log."""
-    image, log = _build(built_bento, store_env, "service")
+    image, log = image
     summary = _smoke(image, tmp_path, "--read-only", "--api-key", SECRET)
     print(json.dumps(summary, indent=2), log.strip().splitlines()[-1])
     assert summary["read_only"] and summary["ok"]
@@ -204,11 +212,12 @@ def _file_contains(path, needle: bytes, chunk: int = 64 * 2**20) -> bool:
 
 @image_tools
 @pytest.mark.timeout(1200)
-def test_cpu_image_without_model_serves_a_mounted_store(built_bento, store_env, image_cleanup, tmp_path):
-    """TARGET=runtime: no model inside; the store is mounted read-only at $BENTOML_HOME/models."""
-    image, _ = _build(built_bento, store_env, "runtime")
+def test_the_image_serves_a_mounted_store_when_it_has_no_model(image, store_env, tmp_path):
+    """As TARGET=runtime runs (its stages are the image's without the last layer, the model): with the
+    bento's own models hidden, the store mounted read-only at $BENTOML_HOME/models is what it serves."""
+    image, _ = image
     store = tmp_path / "models"
     shutil.copytree(os.path.join(store_env["BENTOML_HOME"], "models"), store)
     subprocess.run(["chmod", "-R", "a+rX", str(store)], check=True)  # the container's uid 1000 reads it
-    summary = _smoke(image, tmp_path, "--mount-models", str(store))
+    summary = _smoke(image, tmp_path, "--mount-models", str(store), "--hide-baked-models")
     assert summary["model"].startswith("multilingual-e5-small:")

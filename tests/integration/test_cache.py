@@ -1,7 +1,9 @@
 """The cache tiers against a real redis-server: hits, partial hits, TTL, revision isolation, faults.
 
 The NLI servers count every (text, hypothesis) pair that reaches the model in zsc_sequences_total, so
-"computes only the new pairs" is checked by counting, not assumed.
+"computes only the new pairs" is checked by counting, not assumed. One server per configuration: two
+replicas on a shared Redis (``pair``), and one on a Redis of its own that the fault tests kill, restart and
+stall (``fragile``); the TTL, the second revision and a dead Redis need settings of their own.
 """
 
 from __future__ import annotations
@@ -52,29 +54,38 @@ def nli_server(env, tmp_path, name, redis_url, **settings):
         yield url
 
 
-def test_hit_partial_hit_and_shared_across_replicas(tiny_models, redis_server, tmp_path):
-    client(redis_server).flushall()
+@pytest.fixture(scope="module")
+def pair(tiny_models, redis_server, tmp_path_factory):
+    """Two replicas on the shared Redis, the in-process tier off: (a, b)."""
+    logs = tmp_path_factory.mktemp("pair")
     with (
-        nli_server(tiny_models, tmp_path, "a", redis_server.url) as a,
-        nli_server(tiny_models, tmp_path, "b", redis_server.url) as b,
+        nli_server(tiny_models, logs, "a", redis_server.url) as a,
+        nli_server(tiny_models, logs, "b", redis_server.url) as b,
     ):
-        first = post(a, "my card was charged twice", LABELS[:3])
-        assert first.headers["x-cache"] == "miss"
-        time.sleep(0.3)  # writes go to Redis behind the response
+        yield a, b
 
-        before = sequences(a)
-        again = post(a, "my card was charged twice", LABELS[:3], multi_label=True)
-        assert again.headers["x-cache"] == "hit" and sequences(a) == before
 
-        partial = post(a, "my card was charged twice", LABELS[1:5])  # shipping, refund known; praise, account new
-        assert partial.headers["x-cache"] == "partial"
-        assert sequences(a) - before == 2, "only the two new pairs reach the model"
+def test_hit_partial_hit_and_shared_across_replicas(pair, redis_server):
+    client(redis_server).flushall()
+    a, b = pair
+    first = post(a, "my card was charged twice", LABELS[:3])
+    assert first.headers["x-cache"] == "miss"
+    time.sleep(0.3)  # writes go to Redis behind the response
 
-        # the other replica has never seen the text: everything comes from Redis
-        other = post(b, "my card was charged twice", LABELS[:3])
-        assert other.headers["x-cache"] == "hit" and sequences(b) == 0
-        assert other.json()["scores"] == pytest.approx(first.json()["scores"], abs=1e-6)
-        assert counter(b, "zsc_cache_requests_total", tier="redis", result="hit") >= 3
+    before = sequences(a)
+    again = post(a, "my card was charged twice", LABELS[:3], multi_label=True)
+    assert again.headers["x-cache"] == "hit" and sequences(a) == before
+
+    partial = post(a, "my card was charged twice", LABELS[1:5])  # shipping, refund known; praise, account new
+    assert partial.headers["x-cache"] == "partial"
+    assert sequences(a) - before == 2, "only the two new pairs reach the model"
+
+    # the other replica has never seen the text: everything comes from Redis
+    b_before = sequences(b)
+    other = post(b, "my card was charged twice", LABELS[:3])
+    assert other.headers["x-cache"] == "hit" and sequences(b) == b_before
+    assert other.json()["scores"] == pytest.approx(first.json()["scores"], abs=1e-6)
+    assert counter(b, "zsc_cache_requests_total", tier="redis", result="hit") >= 3
 
 
 def test_ttl_expiry(tiny_models, redis_server, tmp_path):
@@ -87,36 +98,37 @@ def test_ttl_expiry(tiny_models, redis_server, tmp_path):
         assert post(url, "where is my parcel", LABELS[:2]).headers["x-cache"] == "miss"
 
 
-def test_new_model_revision_never_reads_old_entries(tiny_models, tiny_checkpoints, redis_server, tmp_path):
+def test_new_model_revision_never_reads_old_entries(pair, tiny_models, tiny_checkpoints, redis_server, tmp_path):
     client(redis_server).flushall()
     result = run_cli(
         ["import-model", str(tiny_checkpoints["hf"][0]), "--name", "tiny-hf-r2", "--revision", "r2", "--no-onnx"],
         tiny_models,
     )
     assert result.returncode == 0, result.stderr
-    with nli_server(tiny_models, tmp_path, "r1", redis_server.url) as r1:
-        post(r1, "the screen has dead pixels", LABELS)
-        time.sleep(0.3)
-        assert post(r1, "the screen has dead pixels", LABELS).headers["x-cache"] == "hit"
+    r1, _ = pair
+    post(r1, "the screen has dead pixels", LABELS)
+    time.sleep(0.3)
+    assert post(r1, "the screen has dead pixels", LABELS).headers["x-cache"] == "hit"
     with nli_server(tiny_models, tmp_path, "r2", redis_server.url, ZSC_MODEL="tiny-hf-r2") as r2:
         fresh = post(r2, "the screen has dead pixels", LABELS)
         assert fresh.headers["x-cache"] == "miss" and fresh.json()["revision"] == "r2"
 
 
-def test_garbage_in_redis_is_ignored_and_overwritten(tiny_models, redis_server, tmp_path):
+def test_garbage_in_redis_is_ignored_and_overwritten(pair, redis_server):
     client(redis_server).flushall()
-    with nli_server(tiny_models, tmp_path, "garbage", redis_server.url) as url:
-        reference = post(url, "please refund me", ["refund", "praise"]).json()
-        time.sleep(0.3)
-        r = client(redis_server)
-        keys = r.keys("zsc:*:nli:*")  # the cache's rows (the job queue's stream lives beside them)
-        assert len(keys) == 2
-        for k in keys:
-            r.set(k, b"not a row")
-        again = post(url, "please refund me", ["refund", "praise"])
-        assert again.headers["x-cache"] == "miss"
-        assert again.json()["scores"] == pytest.approx(reference["scores"], abs=1e-6)
-        assert counter(url, "zsc_cache_errors_total", tier="redis", kind="garbage") == 2
+    url, _ = pair
+    garbage_before = counter(url, "zsc_cache_errors_total", tier="redis", kind="garbage")
+    reference = post(url, "please refund me", ["refund", "praise"]).json()
+    time.sleep(0.3)
+    r = client(redis_server)
+    keys = r.keys("zsc:*:nli:*")  # the cache's rows (the job queue's stream lives beside them)
+    assert len(keys) == 2
+    for k in keys:
+        r.set(k, b"not a row")
+    again = post(url, "please refund me", ["refund", "praise"])
+    assert again.headers["x-cache"] == "miss"
+    assert again.json()["scores"] == pytest.approx(reference["scores"], abs=1e-6)
+    assert counter(url, "zsc_cache_errors_total", tier="redis", kind="garbage") == garbage_before + 2
 
 
 def _reference_scores(url, bodies):
@@ -150,43 +162,60 @@ def test_redis_down_before_start(tiny_models, tmp_path):
         assert counter(url, "zsc_cache_errors_total", tier="redis", kind="read") >= 1
 
 
-def test_redis_killed_during_a_burst_then_restarted(tiny_models, tmp_path):
-    server = redis(tmp_path / "redis")
+class Fragile:
+    """A server on a Redis of its own, which the tests may kill and restart (same port) or stall."""
+
+    def __init__(self, redis_dir):
+        self.dir = redis_dir
+        self.redis = redis(redis_dir)
+        self.url = ""
+
+    def restart_redis(self):
+        self.redis = redis(self.dir, port=self.redis.member.port)
+
+
+@pytest.fixture(scope="module")
+def fragile(tiny_models, tmp_path_factory):
+    work = tmp_path_factory.mktemp("fragile")
+    state = Fragile(work / "redis")
+    try:
+        with nli_server(tiny_models, work, "fragile", state.redis.url) as url:
+            state.url = url
+            yield state
+    finally:
+        state.redis.kill()
+
+
+def test_slow_redis_is_skipped(fragile):
+    url = fragile.url
+    bodies = [{"text": f"slow {i}", "labels": LABELS[:3]} for i in range(30)]
+    before = counter(url, "zsc_cache_errors_total", tier="redis", kind="read")
+
+    def stall():
+        with contextlib.suppress(Exception):
+            client(fragile.redis).execute_command("DEBUG", "SLEEP", "1.5")
+
+    responses = asyncio.run(_burst(url, bodies, concurrency=8, during=stall))
+    assert [r.status_code for r in responses] == [200] * len(responses)
+    assert counter(url, "zsc_cache_errors_total", tier="redis", kind="read") >= before + 1
+
+
+def test_redis_killed_during_a_burst_then_restarted(fragile, pair):
     bodies = [{"text": f"order {i} arrived broken", "labels": LABELS[: 2 + i % 4]} for i in range(60)]
-    try:
-        with nli_server(tiny_models, tmp_path, "nocache", "", ZSC_REDIS_URL="") as plain:
-            expected = _reference_scores(plain, bodies)
-        with nli_server(tiny_models, tmp_path, "fault", server.url) as url:
-            responses = asyncio.run(_burst(url, bodies * 2, during=server.kill))
-            assert [r.status_code for r in responses] == [200] * len(responses)
-            for body, r in zip(bodies * 2, responses):
-                assert r.json()["scores"] == pytest.approx(expected[bodies.index(body)], abs=1e-6)
+    expected = _reference_scores(pair[0], bodies)  # the same model elsewhere
+    url = fragile.url
+    time.sleep(2.5)  # past the breaker's backoff, should an earlier test have opened it
+    responses = asyncio.run(_burst(url, bodies * 2, during=fragile.redis.kill))
+    assert [r.status_code for r in responses] == [200] * len(responses)
+    for body, r in zip(bodies * 2, responses):
+        assert r.json()["scores"] == pytest.approx(expected[bodies.index(body)], abs=1e-6)
 
-            # slow Redis: every call past the 50 ms timeout, answers still come from the model
-            server = redis(tmp_path / "redis", port=server.member.port)
-            time.sleep(2.5)  # past the breaker's backoff
-            post(url, "wake the cache", LABELS[:2])  # the probe closes the breaker
-            time.sleep(0.3)
-            assert post(url, "wake the cache", LABELS[:2]).headers["x-cache"] == "hit"
-            redis_hits = counter(url, "zsc_cache_requests_total", tier="redis", result="hit")
-            assert redis_hits >= 2, "Redis is used again after it came back"
-            assert client(server).dbsize() > 0
-    finally:
-        server.kill()
-
-
-def test_slow_redis_is_skipped(tiny_models, tmp_path):
-    server = redis(tmp_path / "slow")
-    try:
-        with nli_server(tiny_models, tmp_path, "slow", server.url) as url:
-            bodies = [{"text": f"slow {i}", "labels": LABELS[:3]} for i in range(30)]
-
-            def stall():
-                with contextlib.suppress(Exception):
-                    client(server).execute_command("DEBUG", "SLEEP", "1.5")
-
-            responses = asyncio.run(_burst(url, bodies, concurrency=8, during=stall))
-            assert [r.status_code for r in responses] == [200] * len(responses)
-            assert counter(url, "zsc_cache_errors_total", tier="redis", kind="read") >= 1
-    finally:
-        server.kill()
+    # Redis back on the same port: once the breaker lets a probe through, the cache is used again
+    fragile.restart_redis()
+    time.sleep(2.5)  # past the breaker's backoff
+    post(url, "wake the cache", LABELS[:2])  # the probe closes the breaker
+    time.sleep(0.3)
+    assert post(url, "wake the cache", LABELS[:2]).headers["x-cache"] == "hit"
+    redis_hits = counter(url, "zsc_cache_requests_total", tier="redis", result="hit")
+    assert redis_hits >= 2, "Redis is used again after it came back"
+    assert client(fragile.redis).dbsize() > 0

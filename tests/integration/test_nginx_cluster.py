@@ -1,6 +1,6 @@
 """nginx in front of real replicas: the shipped config, and a live 3-replica cluster on loopback.
 
-The live tests share one cluster started by the real `deploy/local/cluster.py up` (redis-server, three
+The live tests share one cluster started by the real `python -m harness.cluster up` (redis-server, three
 `bentoml serve` replicas, nginx) and run in file order: the last one takes the cluster down.
 """
 

@@ -11,12 +11,12 @@ import pytest
 
 from loadtest.workload import label_pools, load_rows, request_body
 from service.backends import load_backend
-from service.engine import Engine
-from service.microbatch import pad
-from service.model_spec import ModelSpec
-from service.onnx_export import export, onnx_path
-from service.task import Task
-from service.tokenization import Tokenizer
+from service.core.microbatch import pad
+from service.core.model_spec import ModelSpec
+from service.core.task import Task
+from service.engine.engine import Engine
+from service.engine.tokenization import Tokenizer
+from service.modelstore.onnx_export import export, onnx_path
 from tests.support.tiny_models import CHINESE, WORDS, write_hf_nli
 from tests.support.tiny_models import NLI_SPEC as NLI
 

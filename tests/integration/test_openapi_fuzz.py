@@ -11,21 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests.support.server import KEYS
 
-from tests.support.server import bento_server
-
-KEY = "zsc-fuzz-key-5e0c27"
+KEY = KEYS[0]
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 EXAMPLES = 40  # per operation and phase: ~40 s on the 2-core CI machine
-
-
-@pytest.fixture(scope="module")
-def keyed_server(tiny_models, tmp_path_factory):
-    log = tmp_path_factory.mktemp("fuzz") / "server.log"
-    env = {**tiny_models, "ZSC_MODEL": "tiny-hf", "ZSC_RUNTIME": "torch", "ZSC_API_KEYS": KEY}
-    with bento_server(env, log) as url:
-        yield url, log
 
 
 def test_schemathesis_finds_no_failure(keyed_server, tmp_path):

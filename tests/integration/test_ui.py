@@ -16,7 +16,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from harness import ROOT
 from tests.support.server import bento_server
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in pyproject's dev extra")
@@ -26,11 +25,9 @@ pytestmark = pytest.mark.timeout(300)
 
 
 @pytest.fixture(scope="module")
-def server(store_env, tmp_path_factory):
-    sets = ROOT / "deploy" / "k8s" / "components" / "label-sets" / "sets"
-    log = tmp_path_factory.mktemp("ui") / "server.log"
-    with bento_server({**store_env, "ZSC_LABEL_SETS": str(sets)}, log) as url:
-        yield url
+def server(default_server):
+    """The session's default server: it holds the shipped label set the page offers."""
+    return default_server
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Drive the local cluster command (deploy/local/cluster.py) from tests: up, down, and nginx's access log."""
+"""Drive the local cluster command (harness/cluster.py) from tests: up, down, and nginx's access log."""
 
 from __future__ import annotations
 
@@ -14,14 +14,16 @@ from pathlib import Path
 from harness import ROOT
 from harness.process import run_command
 
-SCRIPT = ROOT / "deploy" / "local" / "cluster.py"
-
 
 def cluster_command(
     run_dir: Path, args: list[str], env: Mapping[str, str], timeout: float
 ) -> subprocess.CompletedProcess:
     return run_command(
-        [sys.executable, str(SCRIPT), "--run-dir", str(run_dir), *args], {**os.environ, **env}, timeout, check=False
+        [sys.executable, "-m", "harness.cluster", "--run-dir", str(run_dir), *args],
+        {**os.environ, **env},
+        timeout,
+        check=False,
+        cwd=ROOT,
     )
 
 

@@ -16,7 +16,8 @@ from harness.net import free_port
 from harness.process import Running, run_command, running, start
 
 BIN = Path(sys.executable).parent
-__all__ = ["ROOT", "BIN", "bento_server", "redis", "run_cli"]
+KEYS = ("zsc-test-key-one-4f1c9a", "zsc-test-key-two-77b2e0")  # the keyed server's two keys (a rotation)
+__all__ = ["ROOT", "BIN", "KEYS", "bento_server", "redis", "run_cli"]
 
 
 @contextlib.contextmanager

@@ -8,7 +8,7 @@ import torch
 from transformers import BertForSequenceClassification, BertTokenizerFast
 
 from harness.checkpoints import MNLI_LABELS, STRUCTBERT_LABELS, BertShape, bert_nli, save_modelscope_structbert
-from service.model_spec import ModelSpec
+from service.core.model_spec import ModelSpec
 
 WORDS = (
     "the a an of to in on for with is was are be this that it my your order card refund ship shipping "

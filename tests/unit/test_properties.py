@@ -1,6 +1,6 @@
 """Hypothesis property tests: for any valid input, the scoring gives scores in [0, 1] in label order
 (single-label ones summing to 1), the answer ranks them best first, and the OpenAPI document's rules
-(service/schemas.py patterns) accept exactly what the validators accept. The engine's own property test,
+(service/api/classify.py patterns) accept exactly what the validators accept. The engine's own property test,
 with a real tiny model, is in test_engine.py."""
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from service.api.classify import NOT_BLANK, TEMPLATE, ClassifyRequest, _label_string, template_rules
 from service.config import settings as service_settings
-from service.model_spec import ModelSpec
-from service.requests import Prepared, answer
-from service.schemas import NOT_BLANK, TEMPLATE, ClassifyRequest, _label_string, template_rules
-from service.task import Task, score, sequences_for
+from service.core.model_spec import ModelSpec
+from service.core.task import Task, score, sequences_for
+from service.pipeline.answer import answer
+from service.pipeline.prepare import PreparedRequest
 
 NLI = ModelSpec(kind="nli", default_template="{}", max_length=64, source="t", revision="r",
                 entailment_index=2, contradiction_index=0)  # fmt: skip
@@ -80,8 +81,8 @@ def test_the_answer_ranks_best_first_and_decides_by_the_threshold(scores, multi,
     names = [f"label{i}" for i in range(len(scores))]
     body = {"text": "t", "labels": names, "multi_label": multi, "top_k": top_k, "threshold": threshold}
     request = ClassifyRequest.model_validate(body)
-    prepared = Prepared(Task(("t",), tuple((n,) for n in names), multi), names)
-    out = answer(request, prepared, scores, "m", "r")
+    prepared = PreparedRequest(request, Task(("t",), tuple((n,) for n in names), multi), names)
+    out = answer(prepared, scores, "m", "r")
     assert out.scores == sorted(out.scores, reverse=True)
     assert len(out.labels) == min(len(names), top_k or len(names))
     assert dict(zip(out.labels, out.scores)).items() <= dict(zip(names, scores)).items()

@@ -1,0 +1,140 @@
+"""Request validation without a server: every rule, and the message that says what to fix."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from service.api.classify import ClassifyBatchRequest, ClassifyRequest, split_labels
+from service.config import settings
+
+
+def rejects(model, body, words):
+    with pytest.raises(ValidationError) as info:
+        model.model_validate(body)
+    assert words in str(info.value), str(info.value)
+
+
+def test_labels_split_on_ascii_and_full_width_commas():
+    assert split_labels("billing, shipping，praise") == ["billing", "shipping", "praise"]
+    assert split_labels([" a ", "b"]) == ["a", "b"]
+    assert ClassifyRequest.model_validate({"text": "t", "labels": "x,y"}).names == ["x", "y"]
+
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ({"text": "  ", "labels": ["a"]}, "text is empty"),
+        ({"labels": ["a"]}, "Field required"),
+        ({"text": "t", "labels": []}, "no labels"),
+        ({"text": "t", "labels": " "}, "no labels"),
+        ({"text": "t", "labels": "a,,b"}, "label 1 is empty"),
+        ({"text": "t", "labels": ["a"], "hypothesis_template": "About"}, "must contain '{}'"),
+        ({"text": "t", "labels": ["a"], "hypothesis_template": "{} is {x}"}, "exactly one '{}'"),
+        ({"text": "t", "labels": ["a"], "hypothesis_template": "{0} {}"}, "exactly one '{}'"),
+        ({"text": "t", "labels": ["a"], "hypothesis_template": "{} and {}"}, "exactly one '{}'"),
+        ({"text": "t", "labels": ["a"], "hypothesis_template": "no label {{}}"}, "exactly one '{}'"),
+        ({"text": "t", "labels": ["a"], "hypothesis_template": "{}" + "x" * 300}, "longer than"),
+        ({"text": 42, "labels": ["a"]}, "string"),
+        ({"text": "t", "labels": [1, 2]}, "string"),
+        ({"text": "t", "labels": ["a"], "multi_label": "yes"}, "boolean"),
+        ({"text": "t", "labels": ["a"], "lables": ["b"]}, "Extra inputs"),
+    ],
+)
+def test_bad_requests_say_what_to_fix(body, words):
+    rejects(ClassifyRequest, body, words)
+
+
+def test_limits_name_their_setting():
+    s = settings()
+    rejects(ClassifyRequest, {"text": "x" * (s.max_text_chars + 1), "labels": ["a"]}, "ZSC_MAX_TEXT_CHARS")
+    rejects(ClassifyRequest, {"text": "t", "labels": [f"l{i}" for i in range(s.max_labels + 1)]}, "ZSC_MAX_LABELS")
+    rejects(ClassifyRequest, {"text": "t", "labels": ["y" * (s.max_label_chars + 1)]}, "ZSC_MAX_LABEL_CHARS")
+
+
+def test_batch_rules():
+    s = settings()
+    rejects(ClassifyBatchRequest, {"items": []}, "items is empty")
+    rejects(ClassifyBatchRequest, {"items": [{"text": "ok", "labels": ["a"]}, {"text": "", "labels": ["a"]}]}, "empty")
+    item = {"text": "t", "labels": ["a"]}
+    rejects(ClassifyBatchRequest, {"items": [item] * (s.max_batch_items + 1)}, "ZSC_MAX_BATCH_ITEMS")
+    # the pairs of a whole batch are a rule no schema states: prepare_call answers them (422, pipeline/test_prepare.py)
+
+
+def test_valid_requests_keep_their_fields():
+    r = ClassifyRequest.model_validate(
+        {"text": "t", "labels": ["a", "b"], "hypothesis_template": "About {{x}}: {}.", "multi_label": True}
+    )
+    assert r.names == ["a", "b"] and r.multi_label and r.hypothesis_template == "About {{x}}: {}."
+
+
+@pytest.mark.parametrize(
+    "label, words",
+    [
+        ({"name": "a", "description": "x", "hypothesis": "y"}, "both a description and a hypothesis"),
+        ({"name": "a", "description": []}, "description is an empty list"),
+        ({"name": "a", "description": ["ok", " "]}, "description 1 is empty"),
+        ({"name": "a", "hypothesis": ["h"] * 9}, "9 phrasings; the limit is 8 (ZSC_MAX_PHRASINGS)"),
+        ({"name": "a", "description": "d" * 301}, "the limit is 300 (ZSC_MAX_DESCRIPTION_CHARS)"),
+        ({"name": " ", "description": "x"}, "label 0 is empty"),
+        ({"description": "x"}, "Field required"),
+        ({"name": "a", "descriptions": "x"}, "Extra inputs"),
+        ({"name": 3}, "valid string"),
+    ],
+)
+def test_bad_label_objects_say_what_to_fix(label, words):
+    rejects(ClassifyRequest, {"text": "t", "labels": [label]}, words)
+
+
+def test_label_objects_and_names_mix_and_must_be_unique():
+    r = ClassifyRequest.model_validate(
+        {"text": "t", "labels": ["a", {"name": "b", "description": ["x", "y"]}, {"name": "c", "hypothesis": "h"}]}
+    )
+    assert r.names == ["a", "b", "c"] and r.pairs == 4
+    twice = ClassifyRequest.model_validate({"text": "t", "labels": ["a", {"name": "a", "description": "x"}]})
+    assert "label 'a' appears twice" in twice.rule_broken()
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        ["a", "b", "a"],
+        ["a", " a"],
+        "a, a",
+        "x，a,a ",
+        [{"name": "a", "hypothesis": "h"}, {"name": "a ", "description": "d"}],
+    ],
+)
+def test_names_unique_once_trimmed_is_a_rule_the_schema_cannot_state(labels):
+    request = ClassifyRequest.model_validate({"text": "t", "labels": labels})  # valid by the document
+    assert "appears twice: labels must be unique" in request.rule_broken()
+
+
+def test_pairs_of_one_request_over_the_limit_break_a_rule(monkeypatch):
+    monkeypatch.setenv("ZSC_MAX_PAIRS_PER_REQUEST", "10")
+    settings.cache_clear()
+    try:
+        labels = [{"name": f"l{i}", "description": ["x", "y", "z"]} for i in range(4)]
+        request = ClassifyRequest.model_validate({"text": "t", "labels": labels})
+        assert "12 pairs; the limit is 10 (ZSC_MAX_PAIRS_PER_REQUEST)" in request.rule_broken()
+        assert ClassifyRequest.model_validate({"text": "t", "labels": labels[:3]}).rule_broken() is None
+    finally:
+        monkeypatch.delenv("ZSC_MAX_PAIRS_PER_REQUEST")
+        settings.cache_clear()
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        ({"truncation": "middle"}, "'end', 'start', 'error' or 'chunk'"),
+        ({"chunk_aggregation": "min"}, "'max' or 'mean'"),
+        ({"threshold": 1.5}, "less than or equal to 1"),
+        ({"threshold": -0.1}, "greater than or equal to 0"),
+        ({"threshold": "0.5"}, "valid number"),
+        ({"threshold": True}, "valid number"),
+        ({"top_k": 0}, "greater than or equal to 1"),
+        ({"top_k": 1.5}, "valid integer"),
+    ],
+)
+def test_bad_options_say_what_to_fix(extra, words):
+    rejects(ClassifyRequest, {"text": "t", "labels": ["a"], **extra}, words)

@@ -1,0 +1,51 @@
+"""A job item in the store: what intake validated and the submit handler resolved comes back as the same
+objects, without being validated again; an item stored by an older version (a bare body) still runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from service.api.classify import ClassifyRequest
+from service.jobs.items import from_store, to_store
+from service.pipeline.label_sets import LabelSet, Resolved, resolve
+
+BODY = {
+    "text": "My card was charged twice",
+    "labels": [
+        "shipping",
+        {"name": "billing", "description": ["payments", "refunds"]},
+        {"name": "q", "hypothesis": "A question."},
+    ],
+    "hypothesis_template": "This is about {}.",
+    "multi_label": True,
+    "threshold": 0.4,
+    "truncation": "chunk",
+    "top_k": 2,
+}
+
+
+def test_a_stored_item_comes_back_equal_without_validation(monkeypatch):
+    resolved = Resolved(ClassifyRequest.model_validate(BODY), {}, [])
+    stored = json.loads(json.dumps(to_store(resolved)))  # as a Redis Stream entry holds it
+    monkeypatch.setattr(ClassifyRequest, "model_validate", lambda *a, **k: pytest.fail("validated again"))
+    back = from_store(stored)
+    assert back.request == resolved.request and back.request.label_list == resolved.request.label_list
+    assert back.request.names == ["shipping", "billing", "q"] and back.thresholds == {} and back.warnings == []
+
+
+def test_a_resolved_label_set_travels_with_its_thresholds_and_warnings():
+    support = LabelSet.model_validate(
+        {"name": "s", "labels": ["a", "b"], "multi_label": True, "thresholds": {"a": 0.7}, "model": "x"}
+    )
+    resolved = resolve(ClassifyRequest.model_validate({"text": "t", "label_set": "s"}), {"s": support}, "m:1", "r")
+    back = from_store(json.loads(json.dumps(to_store(resolved))))
+    assert back.request.names == ["a", "b"] and back.request.multi_label and back.request.label_set is None
+    assert back.thresholds == {"a": 0.7} and [w.code for w in back.warnings] == ["label_set_model_mismatch"]
+    assert back.warnings == resolved.warnings
+
+
+def test_an_item_queued_by_an_older_version_is_a_request_to_resolve():
+    back = from_store({"text": "t", "labels": "a, b"})
+    assert isinstance(back, ClassifyRequest) and back.names == ["a", "b"]

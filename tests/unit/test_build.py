@@ -1,0 +1,74 @@
+"""``build(settings, model, queue)`` as a plain function: what it wires to what, what the settings change,
+and a /classify-shaped call and a job through the components it returns, in one event loop, no server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from service.api.classify import ClassifyRequest
+from service.build import build
+from service.http.batching import cork_queue
+from service.jobs.items import to_store
+from service.jobs.redis_store import RedisJobStore
+from service.pipeline.pipeline import Pipeline
+from tests.unit.conftest import MINILM
+
+BODY = {"text": "My card was charged twice for one order", "labels": ["billing", "shipping", "praise"]}
+
+
+def test_build_wires_one_path(settings_for):
+    c = build(settings_for(), MINILM, cork_queue)
+    assert c.pipeline.scorer is c.scorer and c.scorer._submit == c.batcher.submit
+    assert c.batcher._engine is c.engine and c.pipeline.tokenizer is c.engine.tokenizer
+    assert c.pipeline.label_sets is c.label_sets and list(c.label_sets) == ["support"]
+    assert c.pipeline.model_tag == "minilm:test" and c.spec.kind == "embedding"
+    assert c.jobs.backend == "memory" and c.jobs.worker is not None
+    assert c.jobs.worker._busy == c.pipeline.interactive_busy  # the worker yields to this pipeline's calls
+    assert c.scorer.redis is None
+
+
+def test_settings_choose_the_stores_and_the_worker(settings_for):
+    c = build(settings_for(ZSC_REDIS_URL="redis://127.0.0.1:1/0", ZSC_JOB_WORKERS="0"), MINILM, cork_queue)
+    assert isinstance(c.jobs.store, RedisJobStore) and c.scorer.redis is not None  # nothing connects yet
+    assert c.jobs.worker is None  # accepts and serves jobs, runs none
+
+
+def test_a_call_and_a_job_item_take_the_same_function_and_get_the_same_answer(settings_for, monkeypatch):
+    calls = []
+    classify = Pipeline.classify
+
+    async def spy(self, requests, job=False):
+        calls.append(job)
+        return await classify(self, requests, job=job)
+
+    monkeypatch.setattr(Pipeline, "classify", spy)
+    c = build(settings_for(ZSC_JOB_CHUNK_ITEMS="2"), MINILM, cork_queue)
+
+    async def scenario():
+        await c.start()
+        try:
+            direct = await c.pipeline.classify([ClassifyRequest.model_validate(BODY)])
+            item = to_store(c.pipeline.resolve(ClassifyRequest.model_validate(BODY)))
+            job = await c.jobs.submit([item, item, item])
+            for _ in range(200):
+                if (await c.jobs.get(job.id)).state == "done":
+                    break
+                await asyncio.sleep(0.05)
+            return direct, await c.jobs.results(await c.jobs.get(job.id), 0, 10)
+        finally:
+            await c.stop()
+
+    direct, results = asyncio.run(scenario())
+    want = direct.results[0].model_dump(mode="json")
+    assert [{k: v for k, v in r.items() if k != "index"} for r in results] == [want] * 3
+    assert calls[0] is False and set(calls[1:]) == {True} and len(calls) >= 3  # 3 items in chunks of 2
+
+
+def test_a_bad_label_set_directory_stops_the_build(settings_for, tmp_path):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "x.yaml").write_text("name: x\nlabels: [a, a]\n")
+    with pytest.raises(ValueError, match=r"label set file .*x\.yaml.*appears twice"):
+        build(settings_for(ZSC_LABEL_SETS=str(bad)), MINILM, cork_queue)
