@@ -21,21 +21,22 @@ ACCURACY_ARGS ?=
 export BENTOML_DO_NOT_TRACK := True
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help venv serve test unit integration lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke accuracy audit overload fuzz int8-study
+.PHONY: help venv serve test test-fast unit integration tooling lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke accuracy audit overload fuzz int8-study
 
 help:
 	@echo "make serve            run the service on port $(PORT) (bundled multilingual model unless ZSC_MODEL names another)"
 	@echo "make test             install everything and run lint + all tests"
+	@echo "make test-fast        unit tests + the core HTTP integration tests (the inner loop, a few minutes)"
 	@echo "make import-model SOURCE=...  import a model (bundled | DIR | modelscope:ID | hf:ID)"
 	@echo "make bench            ceiling vs engine vs service vs naive, torch vs ONNX fp32/int8, cache (~15 min)"
 	@echo "make accuracy         zsc evaluate + zsc tune of both bundled models on English, THUCNews, CIC (~3 min) -> docs/evaluation.md"
 	@echo "make bench-gpu        on a GPU machine: parity, ceiling, service at 1-8 workers, naive (ZSC_DEVICE=cpu: dry run)"
 	@echo "make image            CPU image $(IMAGE):latest (buildah here, Docker where an engine runs); make image-smoke runs it"
 	@echo "make client           regenerate the typed Python client in clients/python"
-	@echo "make loadtest         Locust: naive vs 1 vs 2 replicas, cache off/on (~10 min on 2 cores) -> loadtest/results/<time>/"
+	@echo "make loadtest         Locust: naive vs 1 vs 2 replicas, cache off/on (~10 min on 2 cores) -> results/<time>/"
 	@echo "make loadtest-smoke   the same pipeline in ~1.5 min (CI)"
 	@echo "make int8-study       int8 candidates vs fp32: agreement, accuracy change, speed, both bundled models (~25 min)"
-	@echo "make overload         one replica at 10x its capacity: shed, p99, memory, recovery (~4 min) -> loadtest/results/"
+	@echo "make overload         one replica at 10x its capacity: shed, p99, memory, recovery (~4 min) -> results/"
 	@echo "make fuzz             schemathesis, every check, against a server on PORT (make serve first)"
 	@echo "make audit            pip-audit of the image's locked requirements (needs PyPI's JSON API or OSV)"
 	@echo "make cluster N=3       redis + N replicas + nginx on 127.0.0.1:$(CLUSTER_PORT); make cluster-down stops them"
@@ -51,7 +52,7 @@ venv: $(BIN)/.installed
 
 serve: venv
 	$(BIN)/zsc ensure-default
-	$(BIN)/bentoml serve service.service:ZeroShotClassifier --host $(HOST) --port $(PORT)
+	$(BIN)/bentoml serve service.http.app:ZeroShotClassifier --host $(HOST) --port $(PORT)
 
 import-model: venv
 	@test -n "$(SOURCE)" || { echo "usage: make import-model SOURCE=bundled|DIR|modelscope:ID|hf:ID [ARGS=...]"; exit 2; }
@@ -66,12 +67,12 @@ system-deps:
 	fi
 
 lint: venv
-	$(BIN)/ruff check service harness tests loadtest deploy build
-	$(BIN)/ruff format --check service harness tests loadtest deploy build
+	$(BIN)/ruff check service harness tests loadtest bench deploy build clients/regenerate.py
+	$(BIN)/ruff format --check service harness tests loadtest bench deploy build clients/regenerate.py
 
 format: venv
-	$(BIN)/ruff format service harness tests loadtest deploy build
-	$(BIN)/ruff check --fix service harness tests loadtest deploy build
+	$(BIN)/ruff format service harness tests loadtest bench deploy build clients/regenerate.py
+	$(BIN)/ruff check --fix service harness tests loadtest bench deploy build clients/regenerate.py
 
 test: system-deps venv lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -79,17 +80,24 @@ test: system-deps venv lint
 unit: venv
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
 
+# the inner loop: unit tests and the HTTP API's core integration tests (tests/conftest.py: CORE), minutes
+test-fast: venv
+	$(BIN)/python -m pytest tests/unit tests/integration -m "unit or core" $(PYTEST_ARGS)
+
 integration: system-deps venv
 	$(BIN)/python -m pytest tests/integration $(PYTEST_ARGS)
 
+tooling: system-deps venv
+	$(BIN)/python -m pytest tests/tooling $(PYTEST_ARGS)
+
 bench: system-deps venv
-	$(BIN)/python -m loadtest.bench $(BENCH_ARGS)
+	$(BIN)/python -m bench.suite $(BENCH_ARGS)
 
 accuracy: venv
-	$(BIN)/python -m loadtest.accuracy $(ACCURACY_ARGS)
+	$(BIN)/python -m bench.accuracy $(ACCURACY_ARGS)
 
 bench-smoke: system-deps venv
-	$(BIN)/python -m loadtest.bench --smoke $(BENCH_ARGS)
+	$(BIN)/python -m bench.suite --smoke $(BENCH_ARGS)
 
 # On the GPU machine (no venv there: carried wheels, see build/bench-gpu.sh); ZSC_DEVICE=cpu for the dry run.
 bench-gpu:
@@ -129,16 +137,16 @@ loadtest: system-deps venv
 	$(BIN)/python -m loadtest.compare $(LOADTEST_ARGS)
 
 int8-study: venv
-	$(BIN)/python -m loadtest.int8 $(INT8_ARGS)
+	$(BIN)/python -m bench.int8 $(INT8_ARGS)
 
 loadtest-smoke: system-deps venv
 	$(BIN)/python -m loadtest.compare --smoke $(LOADTEST_ARGS)
 
 cluster: system-deps venv
-	$(BIN)/python deploy/local/cluster.py up --replicas $(N) --port $(CLUSTER_PORT)
+	$(BIN)/python -m harness.cluster up --replicas $(N) --port $(CLUSTER_PORT)
 
 cluster-down:
-	$(BIN)/python deploy/local/cluster.py down
+	$(BIN)/python -m harness.cluster down
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make bench-gpu`: the GPU benchmark (loadtest/bench_gpu.py), on the GPU machine, or on a CPU as a dry run
+# `make bench-gpu`: the GPU benchmark (bench/gpu.py), on the GPU machine, or on a CPU as a dry run
 # with tiny sizes (ZSC_DEVICE=cpu; CI runs it). Arguments go to the benchmark (--help lists them).
 #
 # The GPU machine has CPython 3.12 with its own torch, no network and no virtualenv of ours: the wheels
@@ -17,4 +17,4 @@ else
   PY=python3
 fi
 export PYTHONUNBUFFERED=1 BENTOML_DO_NOT_TRACK=True
-exec "$PY" -m loadtest.bench_gpu "$@"
+exec "$PY" -m bench.gpu "$@"

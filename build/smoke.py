@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Smoke-test a built image with podman (or docker): size, non-root, PID 1, /readyz, /classify, graceful drain.
 
-    build/smoke.py [IMAGE] [--max-size-mb 1500] [--mount-models DIR] [--read-only] [--api-key KEY] [--json OUT]
+    build/smoke.py [IMAGE] [--max-size-mb 1500] [--mount-models DIR [--hide-baked-models]] [--read-only]
+                   [--api-key KEY] [--json OUT]
 
 Runs the image in the foreground (a harness member whose readiness probe is ``/readyz``) on a free loopback
 port, checks that ``/classify`` ranks obvious labels first, then sends a slow request and stops the
@@ -84,6 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ready-timeout", type=float, default=300)
     p.add_argument("--stop-timeout", type=int, default=30, help="seconds podman stop waits before SIGKILL")
     p.add_argument("--mount-models", help="a model store directory to mount at $BENTOML_HOME/models (read-only)")
+    p.add_argument(
+        "--hide-baked-models",
+        action="store_true",
+        help="an empty folder over the bento's own models, so the image serves the mounted store as the "
+        "runtime target (TARGET=runtime, no model inside) does",
+    )
     p.add_argument("--env", action="append", default=[], help="KEY=VALUE for the container (repeatable)")
     p.add_argument("--api-key", help="send this bearer key (the container runs with it in ZSC_API_KEYS)")
     p.add_argument(
@@ -120,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         summary["read_only"] = args.read_only
         if args.mount_models:
             run += ["-v", f"{Path(args.mount_models).resolve()}:/home/bentoml/models:ro"]
+        if args.hide_baked_models:  # BentoML serves a bento's own models/ when it is not empty
+            run += ["--tmpfs", "/home/bentoml/bento/models:ro,mode=0755"]
         url = f"http://{HOST}:{port}"
         # in the foreground: the container's output goes to the log, and it ends when the container does
         member = Member(

@@ -87,7 +87,7 @@ def main() -> int:
     parser.add_argument("--big-job-items", type=int, default=20000, help="items of the job run beside interactive load")
     parser.add_argument("--clients", type=int, default=4, help="interactive closed-loop clients")
     parser.add_argument("--window-s", type=float, default=30, help="interactive measuring window")
-    parser.add_argument("--out", type=Path, default=ROOT / "loadtest" / "results" / f"jobs-{time.strftime('%Y%m%d')}")
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / f"jobs-{time.strftime('%Y%m%d')}")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     run_dir = args.out / "logs" / "cluster"

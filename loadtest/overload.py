@@ -250,9 +250,7 @@ def main() -> int:
     parser.add_argument("--overload-s", type=float, default=30)
     parser.add_argument("--recovery-s", type=float, default=20)
     parser.add_argument("--client-timeout-s", type=float, default=60, help="= ZSC_TIMEOUT_S by default")
-    parser.add_argument(
-        "--out", type=Path, default=ROOT / "loadtest" / "results" / f"overload-{time.strftime('%Y%m%d')}"
-    )
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / f"overload-{time.strftime('%Y%m%d')}")
     parser.add_argument("--replica-cpus", help="CPUs of the replica, e.g. 1 or 2-3 (default: the last half)")
     parser.add_argument("--report-only", action="store_true", help="rewrite the report and chart from --out's json")
     args = parser.parse_args()

@@ -1,7 +1,7 @@
 """Load-test comparison: Locust against the naive baseline, one replica and N replicas behind nginx,
 cache off and on, step load over user counts; writes a report with tables and charts. One command:
 
-    make loadtest          # full run, about 10 minutes on 2 cores -> loadtest/results/<time>/report.md
+    make loadtest          # full run, about 10 minutes on 2 cores -> results/<time>/report.md
     make loadtest-smoke    # about 1.5 minutes (CI): a few users, 10 s per target
     .venv/bin/python -m loadtest.compare --help
 
@@ -12,7 +12,7 @@ bounded by ``--step-s`` (and a hard timeout); once a step is saturated (p95 over
 than ``--stop-failures`` failed), the larger user counts of that target are skipped. Everything listens on
 127.0.0.1.
 
-Output, under ``loadtest/results/<run>/``: ``report.md``, ``throughput.png``, ``latency.png``,
+Output, under ``results/<run>/``: ``report.md``, ``throughput.png``, ``latency.png``,
 ``summary.csv`` (one row per target and user count), ``results.json``, Locust's own CSVs in
 ``csv/<target>/``; logs in ``logs/`` (not committed).
 

@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         help="on a shared machine: before each step wait (at most this long in all) until other processes use "
         "under 0.25 cores, and run a step again once if they used more during it (default: 600 full, 0 smoke)",
     )
-    parser.add_argument("--out", type=Path, help="result folder (default loadtest/results/<time>)")
+    parser.add_argument("--out", type=Path, help="result folder (default results/<time>)")
     args = parser.parse_args(argv)
 
     plan = Plan(**asdict(SMOKE if args.smoke else FULL))
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     plan.naive = not args.no_naive
     plan.shipped_only = args.shipped_only
     place = placement(args.loadgen_cpus, args.server_cpus, not args.no_pin)
-    out = (args.out or ROOT / "loadtest" / "results" / time.strftime("%Y%m%d-%H%M%S")).resolve()
+    out = (args.out or ROOT / "results" / time.strftime("%Y%m%d-%H%M%S")).resolve()
     out.mkdir(parents=True, exist_ok=True)
     estimate = plan.estimate_s()
     limit_s = (args.max_minutes * 60) if args.max_minutes else estimate * 1.5 + 60

@@ -57,7 +57,7 @@ class ServedModel:
 def resolve_model(name: str | None) -> ServedModel:
     """The bundled model in $BENTOML_HOME (imported when missing), a model already in that store, or one
     of the benchmark models (minilm-nli, structbert-base: random weights) imported into .bench/."""
-    from loadtest import bench
+    from bench import suite as bench
 
     env = {**os.environ, **QUIET_ENV}
     if name in bench.MODELS:

@@ -1,7 +1,7 @@
 """How many replicas for a request rate at a p95 target, and what the autoscaler should aim at, from a
 recorded load test (``make loadtest``'s result directory: ``results.json`` and ``summary.csv``).
 
-    .venv/bin/python -m loadtest.capacity loadtest/results/20261130-002158 --rate 400 --p95-ms 500
+    .venv/bin/python -m bench.capacity results/20261130-002158 --rate 400 --p95-ms 500
     ... --labels 12 --cache off --min-rate 50 --json plan.json
 
 The arithmetic (docs/capacity.md works an example):

@@ -1,7 +1,7 @@
 """int8 candidates against fp32, in one run: top-1 agreement, accuracy change and speed per bundled encoder.
 
     make int8-study                                   # both bundled models (about 25 minutes on 2 cores)
-    .venv/bin/python -m loadtest.int8 --models all-minilm-l6-v2 --sensitivity-texts 64   # a quicker look
+    .venv/bin/python -m bench.int8 --models all-minilm-l6-v2 --sensitivity-texts 64   # a quicker look
 
 Per model (from the BentoML store; imported on first use) it takes the fused fp32 ONNX graph the import
 writes and builds each candidate next to it, in a work folder, never in the store:
@@ -26,7 +26,7 @@ and CIC rows outside the evaluated ones, and the label phrases. Speed: the raw f
 fixed and planned batches over length-sorted texts, as ``make bench``'s ceiling) of torch fp32, ONNX fp32 and
 each candidate, on the same 512 texts in the same run.
 
-Writes ``int8.{json,md,png}`` into ``--out`` (default ``loadtest/results/int8-<time>/``).
+Writes ``int8.{json,md,png}`` into ``--out`` (default ``results/int8-<time>/``).
 """
 
 from __future__ import annotations
@@ -125,9 +125,9 @@ class Graphs:
     """The fp32 graph of one stored model and the candidates built from it, in ``work``."""
 
     def __init__(self, stored: StoredModel, work: Path) -> None:
-        from service.model_spec import ModelSpec
-        from service.onnx_export import export, onnx_path
-        from service.tokenization import Tokenizer
+        from service.core.model_spec import ModelSpec
+        from service.engine.tokenization import Tokenizer
+        from service.modelstore.onnx_export import export, onnx_path
 
         self.spec = ModelSpec.from_metadata(stored.metadata)
         self.tokenizer = Tokenizer.load(stored.path, self.spec.max_length)
@@ -149,7 +149,7 @@ class Graphs:
         self.inputs = json.loads((work / "export.json").read_text())["inputs"]
 
     def feeds(self, texts: list[str], batch: int = 32) -> list[dict]:
-        from service.microbatch import pad
+        from service.core.microbatch import pad
 
         enc = self.tokenizer.encode_texts(texts)
         order = np.argsort([len(x) for x in enc.ids], kind="stable")
@@ -186,7 +186,7 @@ class Graphs:
         ]
 
     def dynamic(self, out: Path, exclude: list[str] = (), only: str | None = None) -> Path:
-        """The shipped recipe (service/onnx_export.py), optionally with nodes left in fp32, or with one node
+        """The shipped recipe (service/modelstore/onnx_export.py), optionally with nodes left in fp32, or with one node
         alone in int8 (``only``: the sensitivity measurement)."""
         import onnx
         from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -252,7 +252,7 @@ class Embedder:
     plan, pad, forward), for one graph."""
 
     def __init__(self, graphs: Graphs, path: Path) -> None:
-        from service.engine import Engine
+        from service.engine.engine import Engine
 
         self.engine = Engine(graphs.spec, graphs.tokenizer, graphs.backend(path), token_budget=8192, max_rows=256)
         self.spec = graphs.spec
@@ -317,7 +317,7 @@ def judge(sets: list[EvalSet], ref: dict, pred: dict, languages: tuple[str, ...]
 
 def speed(graphs: Graphs, path: Path | None, texts: list[str], budget_s: float) -> float:
     """Raw forward texts/s (torch fp32 when ``path`` is None), as ``make bench``'s ceiling."""
-    from loadtest.bench import measure_ceiling
+    from bench.suite import measure_ceiling
     from service.backends import load_backend
 
     backend = graphs.backend(path) if path else load_backend(graphs.path, graphs.spec, "torch", "cpu", 0)
@@ -573,7 +573,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--speed-s", type=float, default=12.0, help="seconds of forward passes per speed figure")
     args = p.parse_args(argv)
-    out = args.out or ROOT / "loadtest" / "results" / time.strftime("int8-%Y%m%d-%H%M%S")
+    out = args.out or ROOT / "results" / time.strftime("int8-%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     results = {"machine": machine_info(), "versions": versions(servers=False), "models": {}}

@@ -1,7 +1,7 @@
 """Accuracy and score calibration of an embedding model on labelled data, in process (no server).
 
-    .venv/bin/python -m loadtest.calibrate --model multilingual-e5-small          # fit, then report
-    .venv/bin/python -m loadtest.calibrate --model all-minilm-l6-v2 --no-fit
+    .venv/bin/python -m bench.calibrate --model multilingual-e5-small          # fit, then report
+    .venv/bin/python -m bench.calibrate --model all-minilm-l6-v2 --no-fit
 
 For each labelled set it embeds every text and every class name once (with the model's stored prefixes,
 or the ones given) and computes the cosine of each text with each class, then:
@@ -169,9 +169,9 @@ def main(argv: list[str] | None = None) -> int:
         use_home(args.home)
 
     from service.backends import load_backend
-    from service.engine import Engine
-    from service.model_spec import ModelSpec
-    from service.tokenization import Tokenizer
+    from service.core.model_spec import ModelSpec
+    from service.engine.engine import Engine
+    from service.engine.tokenization import Tokenizer
 
     stored = stored_model(args.model)
     spec = ModelSpec.from_metadata(stored.metadata)

@@ -1,8 +1,8 @@
 """Benchmark harness: ceiling vs engine vs service vs naive baseline, per model and runtime, in ONE run.
 
-    make bench                       # full run (about 12 minutes on 2 cores), writes loadtest/results/bench-<time>/
+    make bench                       # full run (about 12 minutes on 2 cores), writes results/bench-<time>/
     make bench-smoke                 # a 1-2 minute version (CI runs it)
-    .venv/bin/python -m loadtest.bench --help
+    .venv/bin/python -m bench.suite --help
 
 What it measures, on the same machine, side by side:
 - ceiling: the runtime's raw forward pass on pre-tokenized, length-sorted batches, best batch size;
@@ -155,7 +155,7 @@ def sequences_for(bodies: list[dict], spec, template: str) -> tuple[list[str], l
 
 
 def measure_ceiling(backend, tokenizer, spec, bodies, template, budget_s: float, overhead: int = 64) -> dict:
-    from service.microbatch import pad, plan_micro_batches
+    from service.core.microbatch import pad, plan_micro_batches
 
     firsts, seconds = sequences_for(bodies, spec, template)
     enc = tokenizer.encode_pairs(firsts, seconds) if seconds else tokenizer.encode_texts(firsts)
@@ -197,13 +197,13 @@ def measure_ceiling(backend, tokenizer, spec, bodies, template, budget_s: float,
 
 
 def measure_engine(engine, spec, bodies, template, budget_s: float, merged: int = 32) -> dict:
-    """The service's own in-process path (classifier + engine), fed merged batches of ``merged`` requests:
+    """The service's own in-process path (cached scorer + engine), fed merged batches of ``merged`` requests:
     cache tiers as in the service (labels kept, texts unique so they always miss), no HTTP."""
     import asyncio
 
-    from service.cache import LocalTier
-    from service.classifier import Classifier
-    from service.task import Task
+    from service.core.task import Task
+    from service.pipeline.cache import LocalTier
+    from service.pipeline.scorer import CachedScorer
 
     counted = {"sequences": 0}
 
@@ -212,15 +212,15 @@ def measure_engine(engine, spec, bodies, template, budget_s: float, merged: int 
         counted["sequences"] += stats.sequences
         return rows
 
-    classifier = Classifier(spec, submit, LocalTier(0, 0), LocalTier(65536, 2**30))
+    scorer = CachedScorer(spec, submit, LocalTier(0, 0), LocalTier(65536, 2**30))
     tasks = [Task.of(b["text"], tuple(b["labels"]), template) for b in bodies]
     if spec.kind == "embedding":  # label embeddings are computed once per process, as in the service
         labels = tuple(sorted({lab for b in bodies for lab in b["labels"]}))
-        asyncio.run(classifier.classify([Task.of("warm", labels, template)]))
+        asyncio.run(scorer.scores([Task.of("warm", labels, template)]))
     counted["sequences"] = done_req = 0
     t0 = time.perf_counter()
     for i in range(0, len(tasks), merged):
-        asyncio.run(classifier.classify(tasks[i : i + merged]))
+        asyncio.run(scorer.scores(tasks[i : i + merged]))
         done_req += len(tasks[i : i + merged])
         if time.perf_counter() - t0 > budget_s:
             break
@@ -289,6 +289,7 @@ class Plan:
     merged: dict[str, int]  # requests per in-process engine batch (what adaptive batching merges under load)
     n_labels: int
     cache_duration: float = 8
+    cache_requests: int = 500  # distinct requests the fully cached runs repeat
 
 
 FULL = Plan(
@@ -318,6 +319,7 @@ SMOKE = Plan(
     merged={"minilm-emb": 32, "minilm-nli": 32},
     n_labels=5,
     cache_duration=2,
+    cache_requests=100,
 )
 
 
@@ -335,9 +337,9 @@ def bench_env(work: Path) -> dict[str, str]:
 
 def run(plan: Plan, out_dir: Path, work: Path) -> dict:
     from service.backends import load_backend
-    from service.engine import Engine
-    from service.model_spec import ModelSpec
-    from service.tokenization import Tokenizer
+    from service.core.model_spec import ModelSpec
+    from service.engine.engine import Engine
+    from service.engine.tokenization import Tokenizer
 
     logs = out_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -399,10 +401,12 @@ def run(plan: Plan, out_dir: Path, work: Path) -> dict:
             results["agreement"][name] = int8_agreement(path, spec, tokenizer, bodies[:300] + english, template)
             say(f"  int8 top-1 agreement with fp32: {results['agreement'][name]}")
     if "minilm-nli" in plan.models and plan.cache_duration:
-        from loadtest import cache_bench
+        from bench import cache as cache_bench
 
         say("cache: echo ceiling, fully cached requests, Zipf-repeated stream with cache on/off (minilm-nli)")
-        results["cache"] = cache_bench.run(env, "minilm-nli", bodies, logs, duration=plan.cache_duration)
+        results["cache"] = cache_bench.run(
+            env, "minilm-nli", bodies, logs, duration=plan.cache_duration, cached=plan.cache_requests
+        )
     results["finished"] = time.time()
     return results
 
@@ -412,8 +416,8 @@ def int8_agreement(path, spec, tokenizer, bodies, template) -> dict:
     others (Chinese): an English-only encoder ranks Chinese text near randomly, so its flips there say
     little about quantization, while the multilingual one is meant to hold on both."""
     from service.backends import load_backend
-    from service.engine import Engine
-    from service.task import Task
+    from service.core.task import Task
+    from service.engine.engine import Engine
 
     tasks = [Task.of(b["text"], tuple(b["labels"]), template) for b in bodies]
     english = np.array([b["text"].isascii() for b in bodies])
@@ -468,7 +472,7 @@ def summarize(results: dict) -> list[dict]:
 
 
 def markdown(results: dict) -> str:
-    from loadtest import cache_bench
+    from bench import cache as cache_bench
 
     m = results["machine"]
     lines = [
@@ -548,7 +552,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--smoke", action="store_true", help="a 1-2 minute version (CI)")
     parser.add_argument("--models", help=f"comma-separated subset of {','.join(MODELS)}")
-    parser.add_argument("--out", type=Path, help="result directory (default loadtest/results/bench-<time>)")
+    parser.add_argument("--out", type=Path, help="result directory (default results/bench-<time>)")
     parser.add_argument("--work", type=Path, default=ROOT / ".bench", help="checkpoints and model store (reused)")
     parser.add_argument("--cache-only", action="store_true", help="only the cache benchmark (minilm-nli)")
     args = parser.parse_args(argv)
@@ -557,7 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = SMOKE if args.smoke else FULL
     if args.models:
         plan.models = [m for m in args.models.split(",") if m]
-    out = args.out or ROOT / "loadtest" / "results" / time.strftime("bench-%Y%m%d-%H%M%S")
+    out = args.out or ROOT / "results" / time.strftime("bench-%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
     say(f"benchmark ({'smoke' if args.smoke else 'full'}) -> {out}")
     results = run(plan, out, args.work)
@@ -570,9 +574,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cache_only(args) -> int:
-    from loadtest import cache_bench
+    from bench import cache as cache_bench
 
-    out = args.out or ROOT / "loadtest" / "results" / time.strftime("cache-%Y%m%d-%H%M%S")
+    out = args.out or ROOT / "results" / time.strftime("cache-%Y%m%d-%H%M%S")
     (out / "logs").mkdir(parents=True, exist_ok=True)
     env = bench_env(args.work)
     ensure_imported(MODELS["minilm-nli"], args.work, env)

@@ -37,30 +37,33 @@ def zipf_bodies(pool: list[dict], n: int, s: float = 1.1, seed: int = 5) -> list
     return [pool[i] for i in picks]
 
 
-def run(env: dict, model: str, bodies: list[dict], logs: Path, duration: float = 8, concurrency: int = 32) -> dict:
+def run(
+    env: dict, model: str, bodies: list[dict], logs: Path, duration: float = 8, concurrency: int = 32, cached: int = 500
+) -> dict:
+    """``cached``: how many distinct requests the fully cached runs repeat (each answered once first)."""
     import redis as redis_lib
 
     results: dict = {"model": model, "concurrency": concurrency}
     with running(redis_server("redis", free_port(), logs / "redis"), ready_timeout=10) as redis:
         # 1. the echo ceiling, served the same way
-        with _serve("echo", "loadtest.echo_service:Echo", env, logs) as echo:
+        with _serve("echo", "bench.echo_service:Echo", env, logs) as echo:
             r, p99 = _server_p99_ms(
-                echo.url, lambda: run_load(f"{echo.url}/classify", bodies[:500], concurrency, duration, 2)
+                echo.url, lambda: run_load(f"{echo.url}/classify", bodies[:cached], concurrency, duration, 2)
             )
             results["echo"] = {**r.as_dict(), "server_p99_ms": p99}
             say(f"  echo: {r.requests_per_s:.0f} req/s, client p99 {r.p99_ms:.0f} ms")
 
-        # 2. fully cached requests: the same 500 bodies, answered once before the measurement
+        # 2. fully cached requests: the same ``cached`` bodies, answered once before the measurement
         senv = {**env, "ZSC_MODEL": model, "ZSC_REDIS_URL": redis.url}
         with _serve("cached", SERVICE, senv, logs) as server:
             url = server.url
-            for b in bodies[:500]:
+            for b in bodies[:cached]:
                 httpx.post(f"{url}/classify", json=b, timeout=60)
-            r, p99 = _server_p99_ms(url, lambda: run_load(f"{url}/classify", bodies[:500], concurrency, duration, 2))
+            r, p99 = _server_p99_ms(url, lambda: run_load(f"{url}/classify", bodies[:cached], concurrency, duration, 2))
             results["cached"] = {**r.as_dict(), "server_p99_ms": p99}
             say(f"  fully cached: {r.requests_per_s:.0f} req/s, server p99 <= {p99:.0f} ms")
             # the same at low concurrency: server-side time without 31 other requests on the event loop
-            r, p99 = _server_p99_ms(url, lambda: run_load(f"{url}/classify", bodies[:500], 4, duration, 1))
+            r, p99 = _server_p99_ms(url, lambda: run_load(f"{url}/classify", bodies[:cached], 4, duration, 1))
             results["cached_c4"] = {**r.as_dict(), "server_p99_ms": p99}
             say(f"  fully cached, 4 clients: {r.requests_per_s:.0f} req/s, server p99 <= {p99:.0f} ms")
 
@@ -129,4 +132,4 @@ def markdown(c: dict) -> str:
 
 
 if __name__ == "__main__":
-    print("run through `python -m loadtest.bench --cache-only`")
+    print("run through `python -m bench.suite --cache-only`")

@@ -1,14 +1,14 @@
 """A trivial service served exactly like ours (same BentoML, same request schema and validation, same
 async endpoint shape) that does no work: the per-request ceiling of the HTTP layer, for comparison.
 
-    bentoml serve loadtest.echo_service:Echo --port 3999
+    bentoml serve bench.echo_service:Echo --port 3999
 """
 
 from __future__ import annotations
 
 import bentoml
 
-from service.schemas import ClassifyRequest, ClassifyResponse
+from service.api.classify import ClassifyRequest, ClassifyResponse
 
 
 @bentoml.service(name="echo", workers=1, traffic={"timeout": 60})

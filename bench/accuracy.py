@@ -1,8 +1,8 @@
 """Accuracy of models as served: ``zsc evaluate`` and ``zsc tune`` against a live ``bentoml serve`` per model,
 on the project's English sample and stratified subsets of ``../shared/datasets`` (docs/evaluation.md).
 
-    .venv/bin/python -m loadtest.accuracy                                   # both bundled models
-    .venv/bin/python -m loadtest.accuracy --model my-structbert --cases thucnews,cic --limit 300
+    .venv/bin/python -m bench.accuracy                                   # both bundled models
+    .venv/bin/python -m bench.accuracy --model my-structbert --cases thucnews,cic --limit 300
 
 Per model it starts one replica (its own port and BentoML home; the model from the store), runs every case
 through the same commands a user runs (the command lines are in the report), and writes into ``--out``:
@@ -127,7 +127,7 @@ def summary(runs: list[Run], chosen: list[Case], out: Path, started: float) -> s
     lines = [
         "# Accuracy as served",
         "",
-        f"{time.strftime('%Y-%m-%d')}, {time.time() - started:.0f} s; `python -m loadtest.accuracy` (each row's "
+        f"{time.strftime('%Y-%m-%d')}, {time.time() - started:.0f} s; `python -m bench.accuracy` (each row's "
         "command is in summary.json). Top-1 accuracy and macro-F1; items/s is what `zsc evaluate` achieved "
         "against one replica on this machine (a data set's first run; later runs of the same texts reuse their "
         "embeddings from the cache).",
@@ -203,9 +203,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-tune", dest="tune", action="store_false", help="evaluate only")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per command")
-    parser.add_argument(
-        "--out", type=Path, default=ROOT / "loadtest" / "results" / f"accuracy-{time.strftime('%Y%m%d')}"
-    )
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / f"accuracy-{time.strftime('%Y%m%d')}")
     args = parser.parse_args()
     (args.out / "logs").mkdir(parents=True, exist_ok=True)
     started = time.time()

@@ -1,6 +1,6 @@
 """Redis memory per cached row, for sizing the cache tier (docs/capacity.md).
 
-    .venv/bin/python -m loadtest.redis_memory            # 200,000 rows of each kind, ~10 s
+    .venv/bin/python -m bench.redis_memory            # 200,000 rows of each kind, ~10 s
 
 Writes rows exactly as the service's Redis tier does (service/cache.py: key ``zsc:<revision>:<kind>:<blake2b>``,
 value the float32 row, a TTL) into a fresh redis-server: NLI rows (one (text, hypothesis) pair: 3 logits)
@@ -22,7 +22,7 @@ from harness.launchers import redis_server
 from harness.net import HOST, free_port
 from harness.process import running
 from harness.progress import say
-from service.cache import cache_key
+from service.pipeline.cache import cache_key
 
 KINDS = {"nli": 3, "embedding": 384}  # floats per row
 REVISION = "sha256:bcfe46d679df602d"  # the shape of a real revision

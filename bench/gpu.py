@@ -1,7 +1,7 @@
 """GPU benchmark in one run: parity, ceiling, the service at 1/2/4/8 workers, the naive pipeline.
 
     make gpu-wheels                 # here: the wheels the GPU machine lacks -> .gpu-wheels/ (git-ignored)
-    make bench-gpu                  # there (build/bench-gpu.sh): -> $OUT (or loadtest/results/gpu-<time>)
+    make bench-gpu                  # there (build/bench-gpu.sh): -> $OUT (or results/gpu-<time>)
     ZSC_DEVICE=cpu make bench-gpu   # the dry run on a CPU with tiny sizes (CI runs it)
 
 On the lent H200, through the device tool, with the wheels carried:
@@ -43,6 +43,7 @@ import numpy as np
 # the same OpenMP setting the service's torch backend uses; before anything imports torch
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+from bench.suite import make_bodies, well_formed, write_structbert  # noqa: E402
 from harness import ROOT  # noqa: E402
 from harness.checkpoints import STRUCTBERT_BASE_ZH, BertShape  # noqa: E402
 from harness.launchers import QUIET_ENV, bento_serve, gpu_monitor, naive_server  # noqa: E402
@@ -52,7 +53,6 @@ from harness.process import HarnessError, running, start  # noqa: E402
 from harness.progress import say  # noqa: E402
 from harness.report import ms, table  # noqa: E402
 from harness.store import import_model, stored_model, use_home  # noqa: E402
-from loadtest.bench import make_bodies, well_formed, write_structbert  # noqa: E402
 from loadtest.loadgen import run_load  # noqa: E402
 
 TINY = BertShape(STRUCTBERT_BASE_ZH.vocab_size, hidden=32, layers=2, heads=2, ffn=64)
@@ -160,10 +160,10 @@ def prepare_models(work: Path, env: dict[str, str], names: list[str]):
 def parity(stored, device: str, bodies: list[dict]) -> dict:
     """Scores of the same requests: torch on ``device`` (fp16 on CUDA) vs torch fp32 on the CPU."""
     from service.backends import load_backend
-    from service.engine import Engine
-    from service.model_spec import ModelSpec
-    from service.task import Task
-    from service.tokenization import Tokenizer
+    from service.core.model_spec import ModelSpec
+    from service.core.task import Task
+    from service.engine.engine import Engine
+    from service.engine.tokenization import Tokenizer
 
     spec = ModelSpec.from_metadata(stored.metadata)
     tokenizer = Tokenizer.load(stored.path, spec.max_length)
@@ -189,9 +189,9 @@ def ceiling(stored, device: str, bodies: list[dict], batches: tuple[int, ...], b
     """Raw forward pairs/s on the workload's pairs, sorted by length, at several widths and as planned."""
     from service.backends import load_backend
     from service.config import DEVICE_DEFAULTS
-    from service.microbatch import pad, plan_micro_batches
-    from service.model_spec import ModelSpec
-    from service.tokenization import Tokenizer
+    from service.core.microbatch import pad, plan_micro_batches
+    from service.core.model_spec import ModelSpec
+    from service.engine.tokenization import Tokenizer
 
     spec = ModelSpec.from_metadata(stored.metadata)
     tokenizer = Tokenizer.load(stored.path, spec.max_length)
@@ -484,7 +484,7 @@ def markdown(results: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, help="result folder (default $OUT, else loadtest/results/gpu-<time>)")
+    parser.add_argument("--out", type=Path, help="result folder (default $OUT, else results/gpu-<time>)")
     parser.add_argument("--work", type=Path, help="checkpoints and model store (default /tmp/zsc-bench-gpu)")
     parser.add_argument("--workers", help="worker counts, e.g. 1,2,4,8")
     parser.add_argument("--budget-s", type=float, help="stop starting steps after this long (default 480)")
@@ -505,9 +505,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.step_s:
         plan = replace(plan, step_s=args.step_s)
     default_out = (
-        Path(os.environ["OUT"])
-        if os.environ.get("OUT")
-        else ROOT / "loadtest" / "results" / time.strftime("gpu-%Y%m%d-%H%M%S")
+        Path(os.environ["OUT"]) if os.environ.get("OUT") else ROOT / "results" / time.strftime("gpu-%Y%m%d-%H%M%S")
     )
     out = (args.out or default_out).resolve()
     out.mkdir(parents=True, exist_ok=True)
