@@ -15,6 +15,9 @@ SYSTEM_PACKAGES ?= nginx redis-server prometheus gcc libc6-dev chromium fonts-wq
 N ?= 3
 CLUSTER_PORT ?= 8080
 PYTEST_ARGS ?=
+# pytest-xdist workers for make test (a module per worker at a time); 0 runs the suite in one process
+PYTEST_WORKERS ?= 2
+XDIST = $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
 LOADTEST_ARGS ?=
 ACCURACY_ARGS ?=
 
@@ -75,20 +78,20 @@ format: venv
 	$(BIN)/ruff check --fix service harness tests loadtest bench deploy build clients/regenerate.py
 
 test: system-deps venv lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 unit: venv
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
 
 # the inner loop: unit tests and the HTTP API's core integration tests (tests/conftest.py: CORE), minutes
 test-fast: venv
-	$(BIN)/python -m pytest tests/unit tests/integration -m "unit or core" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests/unit tests/integration -m "unit or core" $(XDIST) $(PYTEST_ARGS)
 
 integration: system-deps venv
-	$(BIN)/python -m pytest tests/integration $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests/integration $(XDIST) $(PYTEST_ARGS)
 
 tooling: system-deps venv
-	$(BIN)/python -m pytest tests/tooling $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests/tooling $(XDIST) $(PYTEST_ARGS)
 
 bench: system-deps venv
 	$(BIN)/python -m bench.suite $(BENCH_ARGS)

@@ -1,19 +1,30 @@
 """Shared fixtures: the private model store, and one server per configuration for every module that needs it.
 
 Tests are marked by folder: ``unit`` (tests/unit), ``integration`` (tests/integration), ``tooling``
-(tests/tooling); the integration modules of the inner loop (``make test-fast``) are also ``core``."""
+(tests/tooling); the integration modules of the inner loop (``make test-fast``) are also ``core``.
+
+``make test`` runs the suite in two pytest-xdist workers, a module per worker at a time (``--dist
+loadfile``): the model store and the tiny checkpoints' import are made once per run, under a lock, in a
+folder both workers share (``shared_dir``); each worker starts the servers its modules need.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from tests.support.server import KEYS, ROOT, bento_server, run_cli
 from tests.support.tiny_models import write_hf_nli, write_modelscope_structbert
 
 # the HTTP API's own behaviour on the default model and the tiny NLI ones: a few minutes with the unit tests
 CORE = {"test_http_api", "test_bad_input", "test_answers", "test_readme", "test_one_path", "test_error_path"}
+
+
+# the longest modules first, so that two workers finish together (the rest keep their order)
+FIRST = ("test_bento_image", "test_bench_smoke", "test_loadtest_smoke", "test_bench_gpu_smoke", "test_import")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -25,15 +36,36 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(getattr(pytest.mark, folder))
         if folder == "integration" and path.stem in CORE:
             item.add_marker(pytest.mark.core)
+    rank = {name: i for i, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(Path(str(item.fspath)).stem, len(FIRST)))  # stable: the rest keep order
 
 
 @pytest.fixture(scope="session")
-def store_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def shared_dir(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """A folder every xdist worker of this run shares (the run's own when it is not distributed)."""
+    base = tmp_path_factory.getbasetemp()
+    return base if worker_id == "master" else base.parent
+
+
+def once(shared: Path, name: str, make: Callable[[], None]) -> None:
+    """``make()`` once per run, whichever worker gets here first; the others wait for it."""
+    with FileLock(str(shared / f"{name}.lock")):
+        done = shared / f"{name}.done"
+        if not done.exists():
+            make()
+            done.touch()
+
+
+@pytest.fixture(scope="session")
+def store_env(shared_dir: Path) -> dict[str, str]:
     """A private BentoML home holding the bundled model, imported through the real CLI."""
-    home = tmp_path_factory.mktemp("bentoml_home")
-    env = {"BENTOML_HOME": str(home), "BENTOML_DO_NOT_TRACK": "True"}
-    result = run_cli(["ensure-default"], env)
-    assert result.returncode == 0, result.stderr
+    env = {"BENTOML_HOME": str(shared_dir / "bentoml_home"), "BENTOML_DO_NOT_TRACK": "True"}
+
+    def make() -> None:
+        result = run_cli(["ensure-default"], env)
+        assert result.returncode == 0, result.stderr
+
+    once(shared_dir, "store", make)
     return env
 
 
@@ -59,11 +91,17 @@ def tiny_checkpoints(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="session")
-def tiny_models(store_env, tiny_checkpoints):
-    """Both tiny checkpoints imported through `zsc import-model` as tiny-hf and tiny-ms."""
-    for layout in ("hf", "ms"):
-        result = run_cli(["import-model", str(tiny_checkpoints[layout][0]), "--name", f"tiny-{layout}"], store_env)
-        assert result.returncode == 0, result.stderr
+def tiny_models(store_env, tiny_checkpoints, shared_dir):
+    """Both tiny checkpoints imported through `zsc import-model` as tiny-hf and tiny-ms (once per run: every
+    worker writes the same seeded checkpoints)."""
+
+    def make() -> None:
+        for layout in ("hf", "ms"):
+            path = str(tiny_checkpoints[layout][0])
+            result = run_cli(["import-model", path, "--name", f"tiny-{layout}"], store_env)
+            assert result.returncode == 0, result.stderr
+
+    once(shared_dir, "tiny-models", make)
     return store_env
 
 

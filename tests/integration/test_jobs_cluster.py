@@ -89,8 +89,15 @@ def test_a_job_survives_a_replica_killed_mid_job(cluster):
     claimed = sum(counter(r["url"], "zsc_jobs_chunks", outcome="claimed") for r in survivors)
     assert orphaned >= 1 and claimed >= orphaned, (orphaned, claimed)
 
-    # submit, polls and fetches reached different replicas
-    entries = [e for e in access_log(cluster, settle=3) if e["uri"].startswith("/jobs")]
+    # submit, polls and fetches reached different replicas (nginx writes its log every second: wait for the
+    # three fetches, the last requests, to be in it)
+    deadline = time.monotonic() + 10
+    while True:
+        entries = [e for e in access_log(cluster, settle=0) if e["uri"].startswith("/jobs")]
+        fetches = [e for e in entries if e["uri"].startswith(f"/jobs/{job_id}/results")]
+        if len(fetches) >= 3 or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
     served = {e["request_id"]: attempts(e)[-1][0] for e in entries if e["status"] in (200, 202)}
     submit_at = served["job-submit"]
     others = Counter(addr for tag, addr in served.items() if tag != "job-submit")
