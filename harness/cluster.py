@@ -296,11 +296,26 @@ def _up(run_dir, state, spec, env, nginx_port, replica_ports, redis_port, weight
         procs.append(proc)
         where = f", CPUs {format_cpus(pin)}, {threads} threads" if pin else ""
         say(f"{name} starting on {HOST}:{port} (pid {proc.pid}{where}, log {member.log})")
+
+    def restart(dead: Running) -> Running:
+        say(f"{dead.member.name} lost a start-up port race; starting it again")
+        proc = start(dead.member)
+        i = next(i for i, r in enumerate(state.replicas) if r.name == dead.member.name)
+        state.replicas[i] = _record(
+            ReplicaRecord,
+            proc,
+            dead.member.log,
+            **{k: getattr(state.replicas[i], k) for k in ("weight", "home", "threads")},
+        )
+        _started(run_dir, state, proc, state.replicas[i])
+        return proc
+
     wait_all_ready(
         procs,
         spec.ready_timeout,
         on_ready=lambda p: say(f"{p.member.name} ready ({time.monotonic() - t0:.1f}s)"),
         on_wait=lambda names: say(f"waiting for {', '.join(names)} to load the model ({time.monotonic() - t0:.0f}s)"),
+        restart=restart,
     )
 
     # 4. nginx in front

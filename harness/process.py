@@ -41,6 +41,9 @@ class Probe:
     check: Callable[[], bool]
 
 
+RACED = b"Address already in use"
+
+
 @dataclass(frozen=True)
 class Member:
     name: str
@@ -84,6 +87,7 @@ class Running:
     id: ProcessId
     mark: str
     ready_s: float | None = field(default=None)
+    log_from: int = 0  # where this start's output begins in the (appended) log
 
     @property
     def pid(self) -> int:
@@ -98,6 +102,18 @@ class Running:
 
     def log_tail(self, n: int = 4000) -> str:
         return tail(self.member.log, n)
+
+    def raced(self) -> bool:
+        """Whether it died of a port another process took between being found free and being bound (BentoML
+        reserves its internal ZMQ ports that way): a start-up race worth one more try, not a failure."""
+        if self.alive():
+            return False
+        try:
+            with self.member.log.open("rb") as f:
+                f.seek(self.log_from)
+                return RACED in f.read()
+        except OSError:
+            return False
 
     def wait_ready(self, timeout: float, poll_s: float = 0.3) -> Running:
         """Block until the probe answers; HarnessError (with the log's tail) if the process exits or time runs out."""
@@ -156,6 +172,7 @@ def start(member: Member) -> Running:
     env = {**(os.environ if member.env is None else member.env), MARK: mark}
     cpus = list(member.cpus) if member.cpus else None
     member.log.parent.mkdir(parents=True, exist_ok=True)
+    log_from = member.log.stat().st_size if member.log.exists() else 0
 
     def pin() -> None:  # between fork and exec: everything the member starts inherits the set
         os.sched_setaffinity(0, cpus)
@@ -171,17 +188,27 @@ def start(member: Member) -> Running:
             start_new_session=True,
             preexec_fn=pin if cpus else None,  # the harness starts no threads of its own
         )
-    return Running(member, proc, ProcessId.of(proc.pid) or ProcessId(proc.pid, 0.0), mark)
+    return Running(member, proc, ProcessId.of(proc.pid) or ProcessId(proc.pid, 0.0), mark, log_from=log_from)
 
 
 def wait_all_ready(
-    procs: Sequence[Running], timeout: float, on_ready=lambda p: None, on_wait=lambda pending: None
+    procs: Sequence[Running],
+    timeout: float,
+    on_ready=lambda p: None,
+    on_wait=lambda pending: None,
+    restart: Callable[[Running], Running] | None = None,
 ) -> None:
-    """Wait for several members at once; ``on_wait(names)`` every 10 s while some load."""
+    """Wait for several members at once; ``on_wait(names)`` every 10 s while some load. A member that dies of
+    a start-up port race is started again once through ``restart`` (which returns its new handle)."""
     t0 = last = time.monotonic()
     pending = list(procs)
+    retried: set[str] = set()
     while pending:
         for p in list(pending):
+            if restart is not None and p.member.name not in retried and p.raced():
+                retried.add(p.member.name)
+                pending[pending.index(p)] = restart(p)
+                continue
             if not p.alive():
                 raise HarnessError(f"{p.member.name} exited before it was ready; its log ends with:\n{p.log_tail()}")
             if p.probe_ok():
@@ -200,11 +227,21 @@ def wait_all_ready(
 
 
 @contextlib.contextmanager
-def running(member: Member, ready_timeout: float = 300, grace: float = 20) -> Iterator[Running]:
-    """Start, wait until ready, yield, and always stop the whole tree."""
-    proc = start(member)
+def running(member: Member, ready_timeout: float = 300, grace: float = 20, tries: int = 3) -> Iterator[Running]:
+    """Start, wait until ready, yield, and always stop the whole tree; a start that dies of a port race
+    (``Running.raced``) is tried again, up to ``tries`` starts in all."""
+    for attempt in range(1, tries + 1):
+        proc = start(member)
+        try:
+            proc.wait_ready(ready_timeout)
+            break
+        except HarnessError:
+            raced = proc.raced()
+            proc.stop(grace)
+            if not raced or attempt == tries:
+                raise
     try:
-        yield proc.wait_ready(ready_timeout)
+        yield proc
     finally:
         proc.stop(grace)
 

@@ -1,8 +1,9 @@
 """Construction, apart from the framework: ``build(settings, model) -> Components``.
 
-Everything a replica runs is made here, in dependency order, from the settings and a stored model: the
-backend and tokenizer, the engine, the adaptive batcher that drives it, the cache tiers and the scorer in
-front of the batcher, the label sets, the pipeline, and the jobs (store, worker, manager). The BentoML
+Everything a replica runs is made here, in dependency order, from the settings and the stored models it
+serves: per model, the backend and tokenizer, the engine, the adaptive batcher that drives it, the cache
+tiers and the scorer in front of the batcher and the pipeline; for all of them, the label sets, the Redis
+tier, the registry that picks a model per request, and the jobs (store, worker, manager). The BentoML
 class (``service.http.app``) only holds the result and its lifecycle; tests build the same components
 without a server. No BentoML import: the caller says where the model is (``StoredModel``) and gives the
 batching queue (BentoML's dispatcher, from the HTTP layer).
@@ -15,7 +16,7 @@ import contextlib
 import logging
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from service.obs import metrics
 from service.pipeline.cache import LocalTier, RedisTier
 from service.pipeline.label_sets import LabelSet, load_dir
 from service.pipeline.pipeline import Limits, Pipeline
+from service.pipeline.registry import ModelRegistry, ServedModel
 from service.pipeline.scorer import CachedScorer
 
 log = logging.getLogger("zsc.build")
@@ -50,17 +52,27 @@ class StoredModel:
 
 
 @dataclass
-class Components:
-    settings: Settings
-    model: StoredModel
-    spec: ModelSpec
+class ModelComponents:
+    """What one served model runs on: its own engine, batcher and cache tiers in front of its pipeline."""
+
     engine: Engine
     batcher: AdaptiveBatcher
     scorer: CachedScorer
+
+
+@dataclass
+class Components:
+    settings: Settings
+    models: ModelRegistry
     label_sets: dict[str, LabelSet]
-    pipeline: Pipeline
     jobs: JobManager
+    redis: RedisTier | None = None  # the shared cache tier: one client for every model (keys name the revision)
     _tasks: list[asyncio.Task] = field(default_factory=list)
+
+    @property
+    def pipeline(self) -> Pipeline:
+        """The default model's pipeline."""
+        return self.models.default.pipeline
 
     async def start(self) -> None:
         """On the serving event loop: the job worker's tasks and the queue-depth gauge live there."""
@@ -79,16 +91,29 @@ class Components:
         if self.jobs.worker is not None:
             await self.jobs.worker.stop()
         await self.jobs.store.close()
-        if self.scorer.redis is not None:
-            await self.scorer.redis.close()
+        if self.redis is not None:
+            await self.redis.close()
 
 
-def build(settings: Settings, model: StoredModel, queue: Queue) -> Components:
-    """Every component of one serving process, loaded and warmed up; ``queue`` is the batching queue the
-    framework provides (``service.http.batching.cork_queue``: BentoML's)."""
+def build(settings: Settings, models: Sequence[StoredModel], queue: Queue) -> Components:
+    """Every component of one serving process, loaded and warmed up, for the models it serves (the default
+    first); ``queue`` is the batching queue the framework provides (``service.http.batching.cork_queue``)."""
     s = settings
     label_sets = load_dir(s.label_sets) if s.label_sets else {}
+    redis = RedisTier(s.redis_url, s.cache_ttl_s, s.redis_timeout_ms / 1000) if s.redis_url else None
+    log.info("cache: in-process tier%s", f" + Redis at {redis.url}" if redis else " only (no ZSC_REDIS_URL)")
+    served = [_serve(s, model, queue, redis, label_sets) for model in models]
+    registry = ModelRegistry(served, label_sets)
+    jobs = _jobs(s, registry)
+    return Components(s, registry, label_sets, jobs, redis)
+
+
+def _serve(
+    s: Settings, model: StoredModel, queue: Queue, redis: RedisTier | None, label_sets: dict[str, LabelSet]
+) -> ServedModel:
+    before = _resident_mb()
     spec = ModelSpec.from_metadata(model.metadata)
+    name = model.tag.split(":")[0]
     # several workers share the cores this process may use: size each worker's thread pool to its share
     threads = s.cpu_threads or max(1, len(os.sched_getaffinity(0)) // s.workers)
     backend = load_backend(model.path, spec, s.runtime, s.device, threads, s.onnx_variant)
@@ -105,11 +130,11 @@ def build(settings: Settings, model: StoredModel, queue: Queue) -> Components:
     row_width = engine.warmup()
     if s.batch_overhead_tokens < 0:
         log.info("forward-pass overhead measured at %d tokens", engine.calibrate())
-    log.info("batching on %s: %s", backend.device, batching)
+    log.info("batching %s on %s: %s", name, backend.device, batching)
+    metrics.engine_series(name)
     batcher = AdaptiveBatcher(
-        engine, queue, batching.max_batch_size, s.max_latency_ms, in_flight=batching.batches_in_flight
+        engine, queue, batching.max_batch_size, s.max_latency_ms, in_flight=batching.batches_in_flight, model=name
     )
-    redis = RedisTier(s.redis_url, s.cache_ttl_s, s.redis_timeout_ms / 1000) if s.redis_url else None
     scorer = CachedScorer(
         spec,
         batcher.submit,
@@ -119,15 +144,23 @@ def build(settings: Settings, model: StoredModel, queue: Queue) -> Components:
         prefix=s.cache_prefix,
         row_width=row_width,
     )
-    log.info("cache: in-process tier%s", f" + Redis at {redis.url}" if redis else " only (no ZSC_REDIS_URL)")
-    pipeline = Pipeline(
-        model.tag, spec, engine.tokenizer, scorer, label_sets, Limits(s.max_windows, s.max_pairs_per_request)
-    )
-    jobs = _jobs(s, pipeline)
-    return Components(s, model, spec, engine, batcher, scorer, label_sets, pipeline, jobs)
+    limits = Limits(s.max_windows, s.max_pairs_per_request)
+    pipeline = Pipeline(model.tag, spec, engine.tokenizer, scorer, label_sets, limits)
+    used = max(0.0, _resident_mb() - before)  # the collector may give back more than a small model takes
+    log.info("serving %s: %.0f MB resident", model.tag, used)
+    return ServedModel(name, model.tag, spec, pipeline, used, ModelComponents(engine, batcher, scorer))
 
 
-def _jobs(s: Settings, pipeline: Pipeline) -> JobManager:
+def _resident_mb() -> float:
+    """This process's resident memory (Linux; 0 elsewhere)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0.0
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _jobs(s: Settings, models: ModelRegistry) -> JobManager:
     store: JobStore
     store = RedisJobStore(s.redis_url, s.cache_prefix, s.job_visibility_s) if s.redis_url else MemoryJobStore()
     worker = None
@@ -142,8 +175,8 @@ def _jobs(s: Settings, pipeline: Pipeline) -> JobManager:
         )
 
         async def run_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-            return await classify_items(pipeline, items)
+            return await classify_items(models, items)
 
-        worker = JobWorker(store, run_items, config, pipeline.interactive_busy, metrics.observe_job_worker)
+        worker = JobWorker(store, run_items, config, models.interactive_busy, metrics.observe_job_worker)
     log.info("jobs: %s store%s", store.backend, "" if worker else ", no worker on this replica (ZSC_JOB_WORKERS=0)")
     return JobManager(store, worker, s.job_chunk_items, s.job_ttl_s)

@@ -50,6 +50,11 @@ class Settings:
         "(all-minilm-l6-v2: the bundled English one, faster on English-only traffic).",
         default=DEFAULT_MODEL,
     )
+    models: str = _doc(
+        "Several models in one replica, comma-separated tags or bundled names (each imported on first use); the "
+        "first is the default, a request picks another with `model`. Empty = ZSC_MODEL alone.",
+        default="",
+    )
     device: Device = _doc("Where the backend runs: auto picks cuda when a GPU is visible, else cpu.", default="auto")
     runtime: Runtime = _doc(
         "Inference runtime: onnx (ONNX Runtime), torch, or auto = onnx when the model has an ONNX export.",
@@ -280,8 +285,16 @@ class Settings:
             rate = -1.0
         if not 0 <= rate <= 1:
             raise ValueError(f"ZSC_TRACE_SAMPLE_RATE must be a number between 0 and 1, got {self.trace_sample_rate!r}")
+        served = self.served_models()
+        if len(set(served)) != len(served):
+            raise ValueError(f"ZSC_MODELS names a model twice: {self.models!r}")
         if self.batches_in_flight > 4:
             raise ValueError("ZSC_BATCHES_IN_FLIGHT must be at most 4: more only queues work and memory")
+
+    def served_models(self) -> list[str]:
+        """The models this replica serves, the default first: ZSC_MODELS, else ZSC_MODEL."""
+        listed = [m.strip() for m in self.models.split(",") if m.strip()]
+        return listed or [self.model]
 
     def keys_from_env(self) -> list[str]:
         return [k.strip() for k in self.api_keys.split(",") if k.strip()]

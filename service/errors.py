@@ -47,6 +47,15 @@ class LabelSetNotFound(ServiceError):
         super().__init__(f"unknown label set {name!r}; the service holds: {have}")
 
 
+class ModelNotFound(ServiceError):
+    """A request names a model this replica does not serve (ZSC_MODELS)."""
+
+    error_type = "model_not_found"
+
+    def __init__(self, name: str, available: list[str]) -> None:
+        super().__init__(f"unknown model {name!r}; this replica serves: {', '.join(available)} (GET /models)")
+
+
 class JobNotFound(ServiceError):
     """A job id this service does not know: never submitted, or its results expired."""
 

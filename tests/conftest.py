@@ -69,6 +69,7 @@ def store_env(shared_dir: Path) -> dict[str, str]:
     return env
 
 
+ENGLISH = "all-minilm-l6-v2"
 # the example label set the Kubernetes component ships (tuned on the default model)
 SHIPPED_SETS = ROOT / "deploy" / "k8s" / "components" / "label-sets" / "sets"
 
@@ -78,6 +79,36 @@ def default_server(store_env: dict[str, str], tmp_path_factory: pytest.TempPathF
     """The default model as `make serve` runs it, holding the shipped example label set."""
     log = tmp_path_factory.mktemp("logs") / "default_server.log"
     with bento_server({**store_env, "ZSC_LABEL_SETS": str(SHIPPED_SETS)}, log) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def english_model(store_env, shared_dir) -> str:
+    """The bundled English encoder in the store, as `all-minilm-l6-v2` (torch: no ONNX export), once per run."""
+
+    def make() -> None:
+        result = run_cli(["import-model", "bundled", "--name", ENGLISH, "--no-onnx"], store_env)
+        assert result.returncode == 0, result.stderr
+
+    once(shared_dir, "english-model", make)
+    return ENGLISH
+
+
+@pytest.fixture(scope="session")
+def english_server(store_env, english_model, tmp_path_factory):
+    """A replica of the English model alone."""
+    log = tmp_path_factory.mktemp("minilm") / "minilm.log"
+    with bento_server({**store_env, "ZSC_MODEL": english_model}, log) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def multi_server(store_env, english_model, tmp_path_factory):
+    """One replica serving the English model (the default) and the multilingual one (ZSC_MODELS), with the
+    shipped label set (tuned on the multilingual one)."""
+    log = tmp_path_factory.mktemp("models") / "multi.log"
+    models = f"{english_model},multilingual-e5-small"
+    with bento_server({**store_env, "ZSC_MODELS": models, "ZSC_LABEL_SETS": str(SHIPPED_SETS)}, log) as url:
         yield url
 
 

@@ -117,6 +117,9 @@ LABELS_SCHEMA = schema_rules(string=label_list_string_rules, array=labels_rules,
 TEXT_SCHEMA = schema_rules(string=text_rules)
 TEMPLATE_SCHEMA = schema_rules(string=template_rules)
 
+# a model-store tag: a name, optionally ":version" (validated and stated in the document alike)
+MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$"
+
 Truncation = Literal["end", "start", "error", "chunk"]
 Aggregation = Literal["max", "mean"]
 Probability = Annotated[float, Field(ge=0, le=1, strict=True)]
@@ -241,6 +244,14 @@ class ClassifyRequest(BaseModel):
         description="A label set the service holds (GET /label_sets): its labels, template, threshold; fields "
         "given here override the set's.",
         examples=["support-intents"],
+    )
+    model: StrictStr | None = Field(
+        default=None,
+        pattern=MODEL_NAME,
+        description="The model to answer with: a name or tag from GET /models, or `auto` (per text, the first "
+        "model in ZSC_MODELS order whose languages cover its script). Default: the model the label set was tuned "
+        "on when this replica serves it, else the replica's first.",
+        examples=["multilingual-e5-small"],
     )
     hypothesis_template: StrictStr | None = Field(
         default=None,
@@ -430,6 +441,9 @@ class HfParameters(BaseModel):
         json_schema_extra=LABELS_SCHEMA,
     )
     label_set: StrictStr | None = Field(default=None, description="A label set the service holds (an extension).")
+    model: StrictStr | None = Field(
+        default=None, pattern=MODEL_NAME, description="As in /classify: a model from GET /models (an extension)."
+    )
     multi_label: StrictBool | None = Field(default=None, description="As in /classify (default false).")
     hypothesis_template: StrictStr | None = Field(
         default=None, description="As in /classify.", json_schema_extra=TEMPLATE_SCHEMA
@@ -476,6 +490,7 @@ class HfZeroShotRequest(BaseModel):
         given = {
             "labels": p.candidate_labels,
             "label_set": p.label_set,
+            "model": p.model,
             "multi_label": p.multi_label,
             "hypothesis_template": p.hypothesis_template,
         }

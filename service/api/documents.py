@@ -24,6 +24,22 @@ class LabelSets(BaseModel):
     label_sets: list[LabelSetSummary]
 
 
+class ModelSummary(BaseModel):
+    name: str = Field(description="The model's name in the store: what a request's `model` names.")
+    tag: str = Field(description="Name and version, as answers report it in `model`.")
+    default: bool = Field(description="Whether requests naming no model (and no label set tuned on another) get it.")
+    kind: str = Field(description="nli or embedding.")
+    languages: list[str] = Field(description="ISO 639-1 codes the model covers; empty when not known.")
+    max_length: int = Field(description="Tokens per sequence.")
+    revision: str
+    state: str = Field(description="ready")
+    memory_mb: float = Field(description="Resident memory its loading added to the replica.")
+
+
+class ServedModels(BaseModel):
+    models: list[ModelSummary]
+
+
 class ErrorBody(BaseModel):
     error: str = Field(description="What went wrong and what to change.")
     error_type: str

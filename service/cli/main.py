@@ -40,11 +40,12 @@ def _ensure_default(args: argparse.Namespace) -> int:
     from service.modelstore.importer import ModelImportError, ensure_bundled
 
     try:
-        m = ensure_bundled(settings().model, progress=not args.quiet)
+        stored = [ensure_bundled(name, progress=not args.quiet) for name in settings().served_models()]
     except ModelImportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(m.tag)
+    for m in stored:
+        print(m.tag)
     return 0
 
 
@@ -100,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     imp.set_defaults(func=_import)
 
     ens = sub.add_parser(
-        "ensure-default", help="import the model ZSC_MODEL names (default: the bundled multilingual one) if missing"
+        "ensure-default",
+        help="import the models ZSC_MODELS (or ZSC_MODEL) names if missing (default: the bundled multilingual one)",
     )
     ens.set_defaults(func=_ensure_default)
 

@@ -69,7 +69,9 @@ class AdaptiveBatcher(Generic[P]):
         max_latency_ms: int,
         in_flight: int = 1,
         on_batch: Callable[[int, int], None] = lambda requests, sequences: None,
+        model: str = "model",
     ) -> None:
+        self.model = model  # the metrics' and traces' label: one batcher per model, a batch never mixes them
         self._engine = engine
         self._queue = queue
         self._max_batch_size = max_batch_size
@@ -101,7 +103,7 @@ class AdaptiveBatcher(Generic[P]):
 
     async def _run_batch(self, entries: Sequence[_Entry]) -> list[list]:
         flat = [s for entry in entries for s in entry]
-        metrics.observe_batch(len(entries), len(flat))
+        metrics.observe_batch(self.model, len(entries), len(flat))
         self._on_batch(len(entries), len(flat))
         # The batch belongs to its first request's trace, and every request's queue span links to it
         # (a request larger than max_batch_size reaches here as plain-list pieces: no span of its own)
@@ -110,33 +112,32 @@ class AdaptiveBatcher(Generic[P]):
             "batch",
             context=trace.set_span_in_context(spans[0]) if spans else None,
             links=[trace.Link(s.get_span_context()) for s in spans],
-            attributes={"zsc.requests": len(entries), "zsc.sequences": len(flat)},
+            attributes={"zsc.requests": len(entries), "zsc.sequences": len(flat), "zsc.model": self.model},
         )
         for span in spans:
             span.add_link(batch.get_span_context())
             span.end()
         with trace.use_span(batch, end_on_exit=True):
             prepared = await anyio.to_thread.run_sync(
-                _stage, "tokenize", self._engine.prepare, flat, limiter=self._prepare_limiter
+                self._stage, "tokenize", self._engine.prepare, flat, limiter=self._prepare_limiter
             )
             rows, stats = await anyio.to_thread.run_sync(
-                _stage, "forward", self._engine.run, prepared, limiter=self._run_limiter
+                self._stage, "forward", self._engine.run, prepared, limiter=self._run_limiter
             )
         if stats is not None:
-            metrics.observe_engine(stats)
+            metrics.observe_engine(self.model, stats)
         out, start = [], 0
         for entry in entries:
             out.append(list(rows[start : start + len(entry)]))
             start += len(entry)
         return out
 
-
-def _stage(name: str, stage: Callable, arg):
-    """One engine stage in its thread, traced; whatever goes wrong in there is the model's failure, reported
-    as such to every request of the merged batch."""
-    with tracer().start_as_current_span(name):
-        try:
-            return stage(arg)
-        except Exception as exc:
-            metrics.ENGINE_ERRORS.inc()
-            raise BackendFailure(exc) from exc
+    def _stage(self, name: str, stage: Callable, arg):
+        """One engine stage in its thread, traced; whatever goes wrong in there is the model's failure,
+        reported as such to every request of the merged batch."""
+        with tracer().start_as_current_span(name):
+            try:
+                return stage(arg)
+            except Exception as exc:
+                metrics.ENGINE_ERRORS.labels(self.model).inc()
+                raise BackendFailure(exc) from exc

@@ -40,18 +40,10 @@ if S.log_format == "json":
 ROUTES = LateApp()  # label sets, jobs, the documents, the pages: bound once this worker's components exist
 
 
-@bentoml.service(
-    name="zero_shot_classifier",
-    workers=S.workers,
-    **({"resources": _resources} if _resources else {}),
-    traffic={"timeout": S.timeout_s},  # ZSC_MAX_CONCURRENCY: middleware.py, so its 429 says when to retry
-    # our access line (middleware.py) carries the request id, cache status and pairs: BentoML's would repeat it
-    logging={"access": {"enabled": False}},
-    **({"tracing": _tracing} if _tracing else {}),
-)
-class ZeroShotClassifier:
-    model_ref = bentoml.models.BentoModel(S.model)
+SERVED = S.served_models()  # ZSC_MODELS, else ZSC_MODEL: the default first
 
+
+class ZeroShotClassifier:
     def __init__(self) -> None:
         from service.build import StoredModel, build  # the heavy imports: importing this module stays cheap
         from service.http.batching import cork_queue
@@ -62,17 +54,17 @@ class ZeroShotClassifier:
             use_bentoml_provider()
             log.info("tracing: OTLP/HTTP to %s, sample rate %s", _tracing["otlp"]["endpoint"], S.trace_sample_rate)
         log.info("settings: %s", S.redacted())
-        stored = self.model_ref
-        model = StoredModel(str(stored.tag), Path(stored.path), dict(stored.info.metadata))
-        self.components = build(S, model, cork_queue)
-        self.pipeline = self.components.pipeline
+        stored = [getattr(self, f"model_{i}") for i in range(len(SERVED))]
+        models = [StoredModel(str(m.tag), Path(m.path), dict(m.info.metadata)) for m in stored]
+        self.components = build(S, models, cork_queue)
+        self.models = self.components.models
         ROUTES.bind(make_app(self.components, openapi=lambda: merged(ZeroShotClassifier.openapi_spec.asdict())))
         # Everything loaded so far lives as long as the process: move it out of the garbage collector's
         # sight, so the collections that request handling triggers do not scan the model's objects.
         gc.collect()
         gc.freeze()
         self._ready = True
-        log.info("ready: %s", model.tag)
+        log.info("ready: %s", ", ".join(m.tag for m in models))
 
     def __is_ready__(self) -> bool:
         # Readiness is the model's, never Redis's: without Redis the service answers from the model.
@@ -110,12 +102,26 @@ class ZeroShotClassifier:
         return HfZeroShotOutput(out[0] if isinstance(request.inputs, str) else out)
 
     async def _classify(self, requests: list[ClassifyRequest], ctx: bentoml.Context) -> list[ClassifyResponse]:
-        answers = await self.pipeline.classify(requests)
+        answers = await self.models.classify(requests)
         ctx.response.headers["X-Cache"] = answers.cache
         if answers.warnings:
             ctx.response.headers["X-ZSC-Warnings"] = ",".join(answers.warnings)
         return answers.results  # type: ignore[return-value]  # a call, not a job: answers only
 
+
+# One class attribute per served model: BentoML packages (bentoml build) and resolves the models its service
+# class names; `model_0` is the default
+for _i, _name in enumerate(SERVED):
+    setattr(ZeroShotClassifier, f"model_{_i}", bentoml.models.BentoModel(_name))
+ZeroShotClassifier = bentoml.service(
+    name="zero_shot_classifier",
+    workers=S.workers,
+    **({"resources": _resources} if _resources else {}),
+    traffic={"timeout": S.timeout_s},  # ZSC_MAX_CONCURRENCY: middleware.py, so its 429 says when to retry
+    # our access line (middleware.py) carries the request id, cache status and pairs: BentoML's would repeat it
+    logging={"access": {"enabled": False}},
+    **({"tracing": _tracing} if _tracing else {}),
+)(ZeroShotClassifier)
 
 # Routes that are not one JSON body in and out (label sets, jobs, the web page), beside the APIs above
 ZeroShotClassifier.mount_asgi_app(ROUTES, path="/", name="zsc_routes")

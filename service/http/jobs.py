@@ -30,23 +30,23 @@ from service.jobs.manager import JobManager
 from service.obs import metrics
 
 if TYPE_CHECKING:  # the pipeline's modules load the tokenizer's library: not at import time
-    from service.pipeline.pipeline import Pipeline
+    from service.pipeline.registry import ModelRegistry
 
 MAX_PAGE = 10_000
 DEFAULT_PAGE = 1_000
 FILE_TYPES = ("application/x-ndjson", "application/jsonl", "application/json-lines", "text/csv", "text/plain")
 
 
-def routes(manager: JobManager, pipeline: Pipeline, settings: Settings) -> list[Route]:
-    """The jobs API's routes, for this manager (its store and worker) and this pipeline (its label sets)."""
+def routes(manager: JobManager, models: ModelRegistry, settings: Settings) -> list[Route]:
+    """The jobs API's routes, for this manager (its store and worker) and these models (their label sets)."""
 
     @error_boundary
     @_store_errors
     async def submit(request: Request) -> Response:
         requests = await _items(request, settings)
-        # each item's label set resolved here, once: an unknown set is a 404 before anything is queued, and
-        # every replica runs the item as this one resolved it (a large job: off the event loop)
-        items = await anyio.to_thread.run_sync(lambda: [to_store(pipeline.resolve(r)) for r in requests])
+        # each item's model chosen and label set resolved here, once: an unknown model or set is a 404 before
+        # anything is queued, and every replica runs the item as this one resolved it (off the event loop)
+        items = await anyio.to_thread.run_sync(lambda: [to_store(models.resolve(r)) for r in requests])
         job = await manager.submit(items)
         metrics.JOBS.labels("submitted").inc()
         return JSONResponse(_view(job, manager), status_code=202, headers={"Location": f"/jobs/{job.id}"})

@@ -11,7 +11,7 @@
 - ``Retry-After`` on every 429 and 503 that passes through without one;
 - BentoML's 400 for a body that breaks the document, reworded in the API's terms (``errors.validation_body``:
   the public schema's name, field paths without pydantic's internals);
-- one access log line per request: endpoint, status, duration, cache status, pairs.
+- one access log line per request: endpoint, status, duration, cache status, pairs, the model(s).
 
 Pure ASGI (no BaseHTTPMiddleware): bodies stream through untouched, and it costs a few microseconds.
 BentoML adds it inside its own tracing, timeout and concurrency middlewares (``add_asgi_middleware``).
@@ -247,6 +247,7 @@ class EdgeMiddleware:
                 "duration_ms": round((time.perf_counter() - started) * 1000, 2),
                 "cache": seen["cache"],
                 "pairs": info.pairs,
+                "model": ",".join(info.models) if info.models else None,
                 "key_id": scope.get("state", {}).get("zsc_key_id"),
             },
         )

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from service.api.documents import ErrorBody, LabelSets
+from service.api.documents import ErrorBody, LabelSets, ServedModels
 from service.api.jobs import JobResultsPage, JobStatus, JobSubmission
 from service.http.middleware import JSON_APIS
 
@@ -32,6 +32,7 @@ MODELS: list[tuple[type[BaseModel], str]] = [
     (JobStatus, "serialization"),
     (JobResultsPage, "serialization"),
     (LabelSets, "serialization"),
+    (ServedModels, "serialization"),
     (ErrorBody, "serialization"),
 ]
 
@@ -47,8 +48,8 @@ def _json(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def _errors(*codes: int) -> dict[str, Any]:
-    what = {400: "The request cannot be run as sent", 404: "No such job or label set", 413: "Over ZSC_JOB_MAX_MB",
-            422: UNPROCESSABLE, 503: "The job store (Redis) does not answer"}  # fmt: skip
+    what = {400: "The request cannot be run as sent", 404: "No such job, label set or model",
+            413: "Over ZSC_JOB_MAX_MB", 422: UNPROCESSABLE, 503: "The job store (Redis) does not answer"}  # fmt: skip
     return {str(c): {"description": what[c], "content": _json(ErrorBody)} for c in codes}
 
 
@@ -69,6 +70,14 @@ def paths() -> dict[str, Any]:
                 "tags": ["classifier"],
                 "summary": "The label sets this replica holds (ZSC_LABEL_SETS)",
                 "responses": {"200": {"description": "Label sets", "content": _json(LabelSets)}},
+            }
+        },
+        "/models": {
+            "get": {
+                "operationId": "models",
+                "tags": ["classifier"],
+                "summary": "The models this replica serves (ZSC_MODELS), the default first",
+                "responses": {"200": {"description": "Models", "content": _json(ServedModels)}},
             }
         },
         "/jobs": {

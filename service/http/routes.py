@@ -31,13 +31,21 @@ SWAGGER = STATIC.parent / "swagger.html"  # BentoML's Swagger UI page, pointed a
 
 def make_app(components: Components, openapi: Callable[[], dict[str, Any]]) -> Starlette:
     """The routes of one serving process; ``openapi`` makes the whole document (BentoML's plus ours)."""
-    pipeline = components.pipeline
+    models = components.models
     document: dict[str, Any] = {}
 
     async def label_sets(request: Request) -> JSONResponse:
-        """The label sets this replica holds (ZSC_LABEL_SETS), and whether each was tuned on its model."""
-        sets = [s.summary(pipeline.model_tag, pipeline.spec.revision) for s in pipeline.label_sets.values()]
+        """The label sets this replica holds (ZSC_LABEL_SETS), and whether each was tuned on the model it
+        runs on here."""
+        sets = []
+        for s in components.label_sets.values():
+            model = models.for_label_set(s.name)
+            sets.append(s.summary(model.tag, model.spec.revision))
         return JSONResponse({"label_sets": sets})
+
+    async def served_models(request: Request) -> JSONResponse:
+        """The models this replica serves (ZSC_MODELS), the default first."""
+        return JSONResponse({"models": models.summaries()})
 
     async def openapi_document(request: Request) -> JSONResponse:
         """The whole API, jobs and label sets included: what the typed client is generated from."""
@@ -51,11 +59,12 @@ def make_app(components: Components, openapi: Callable[[], dict[str, Any]]) -> S
     async def ui_root(request: Request) -> RedirectResponse:
         return RedirectResponse("/ui/", status_code=308)
 
-    job_routes = jobs.routes(components.jobs, pipeline, components.settings)
+    job_routes = jobs.routes(components.jobs, models, components.settings)
     return Starlette(
         routes=[
             Route("/", swagger, methods=["GET"]),
             Route("/label_sets", label_sets, methods=["GET"]),
+            Route("/models", served_models, methods=["GET"]),
             Route("/openapi.json", openapi_document, methods=["GET"]),
             *job_routes,
             Route("/ui", ui_root, methods=["GET"]),

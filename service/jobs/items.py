@@ -1,10 +1,11 @@
 """A job item between intake and the worker: stored validated and resolved, run without a second check.
 
-Intake validates each item once (``intake.py``) and the submit handler resolves its label set once
-(``Pipeline.resolve``); what goes into the store is that resolved request, with the set's per-label
-thresholds and warnings when it names one, as JSON. The worker turns it back into the same objects
-without validating it again (``from_store``) and runs a slice of them through ``Pipeline.classify`` as
-one job call: the same function, and so the same answers, as ``/classify``.
+Intake validates each item once (``intake.py``) and the submit handler chooses its model and resolves its
+label set once (``ModelRegistry.resolve``); what goes into the store is that resolved request, its model
+named, with the set's per-label thresholds and warnings when it names one, as JSON. The worker turns it
+back into the same objects without validating it again (``from_store``) and runs a slice of them through
+each model's ``Pipeline.classify`` as one job call: the same function, and so the same answers, as
+``/classify``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from service.jobs.records import item_error
 from service.pipeline.label_sets import Resolved
 
 if TYPE_CHECKING:
-    from service.pipeline.pipeline import Pipeline
+    from service.pipeline.registry import ModelRegistry
 
 
 def to_store(resolved: Resolved) -> dict[str, Any]:
@@ -43,11 +44,11 @@ def from_store(item: dict[str, Any]) -> Resolved | ClassifyRequest:
     return Resolved(request, dict(item.get("thresholds", {})), warnings)
 
 
-async def classify_items(pipeline: Pipeline, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A slice of a job's stored items through the pipeline: each item's answer as /classify gives it, or
-    its own error in its place (the rest of the slice goes on). A model failure fails the slice (the
-    worker retries it)."""
-    answers = await pipeline.classify([from_store(i) for i in items], job=True)
+async def classify_items(models: ModelRegistry, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A slice of a job's stored items through their models' pipelines: each item's answer as /classify
+    gives it, or its own error in its place (the rest of the slice goes on). A model failure fails the
+    slice (the worker retries it)."""
+    answers = await models.classify([from_store(i) for i in items], job=True)
     return [_result(r) for r in answers.results]
 
 

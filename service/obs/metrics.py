@@ -10,22 +10,26 @@ from prometheus_client import Counter, Gauge, Histogram
 
 _SIZE_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 
+# the engine's metrics carry the model (its name in the store): a replica may serve several (ZSC_MODELS)
 BATCH_REQUESTS = Histogram(
-    "zsc_batch_requests", "Requests merged into one engine batch by adaptive batching", buckets=_SIZE_BUCKETS
+    "zsc_batch_requests", "Requests merged into one engine batch by adaptive batching", ["model"], buckets=_SIZE_BUCKETS
 )
 BATCH_SEQUENCES = Histogram(
-    "zsc_batch_sequences", "Model sequences asked for per engine batch (before de-duplication)", buckets=_SIZE_BUCKETS
+    "zsc_batch_sequences",
+    "Model sequences asked for per engine batch (before de-duplication)",
+    ["model"],
+    buckets=_SIZE_BUCKETS,
 )
-SEQUENCES = Counter("zsc_sequences_total", "Unique sequences sent through the model")
-TOKENS = Counter("zsc_tokens_total", "Tokens through the model", ["kind"])  # real | padded
-MICRO_BATCHES = Counter("zsc_micro_batches_total", "Forward passes")
+SEQUENCES = Counter("zsc_sequences_total", "Unique sequences sent through the model", ["model"])
+TOKENS = Counter("zsc_tokens_total", "Tokens through the model", ["model", "kind"])  # real | padded
+MICRO_BATCHES = Counter("zsc_micro_batches_total", "Forward passes", ["model"])
 STAGE_SECONDS = Histogram(
     "zsc_stage_seconds",
     "Time per engine stage and batch",
-    ["stage"],
+    ["model", "stage"],
     buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
 )
-ENGINE_ERRORS = Counter("zsc_engine_errors_total", "Engine batches that failed")
+ENGINE_ERRORS = Counter("zsc_engine_errors_total", "Engine batches that failed", ["model"])
 
 CACHE_REQUESTS = Counter("zsc_cache_requests_total", "Sequence lookups per cache tier", ["tier", "result"])
 CACHE_RESPONSES = Counter("zsc_cache_responses_total", "Requests by cache outcome", ["status"])
@@ -69,18 +73,25 @@ def observe_job_worker(event: str, n: int) -> None:
         JOB_CHUNKS.labels({"chunks": "stored", "retries": "retried"}.get(event, event)).inc(n)
 
 
-def observe_batch(jobs: int, sequences: int) -> None:
-    BATCH_REQUESTS.observe(jobs)
-    BATCH_SEQUENCES.observe(sequences)
+def engine_series(model: str) -> None:
+    """Every engine series of a model exists from its load on (dashboards and alerts see 0)."""
+    ENGINE_ERRORS.labels(model)
+    SEQUENCES.labels(model)
+    MICRO_BATCHES.labels(model)
 
 
-def observe_engine(stats) -> None:
-    SEQUENCES.inc(stats.sequences)
-    TOKENS.labels("real").inc(stats.real_tokens)
-    TOKENS.labels("padded").inc(stats.padded_tokens)
-    MICRO_BATCHES.inc(stats.micro_batches)
-    STAGE_SECONDS.labels("tokenize").observe(stats.tokenize_s)
-    STAGE_SECONDS.labels("forward").observe(stats.forward_s)
+def observe_batch(model: str, requests: int, sequences: int) -> None:
+    BATCH_REQUESTS.labels(model).observe(requests)
+    BATCH_SEQUENCES.labels(model).observe(sequences)
+
+
+def observe_engine(model: str, stats) -> None:
+    SEQUENCES.labels(model).inc(stats.sequences)
+    TOKENS.labels(model, "real").inc(stats.real_tokens)
+    TOKENS.labels(model, "padded").inc(stats.padded_tokens)
+    MICRO_BATCHES.labels(model).inc(stats.micro_batches)
+    STAGE_SECONDS.labels(model, "tokenize").observe(stats.tokenize_s)
+    STAGE_SECONDS.labels(model, "forward").observe(stats.forward_s)
 
 
 def cache_lookup(tier: str, hits: int, misses: int) -> None:

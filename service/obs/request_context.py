@@ -18,6 +18,7 @@ _CLIENT_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
 class RequestInfo:
     request_id: str
     pairs: int | None = None  # (text window, phrasing) pairs the request asked for, cached or not
+    models: list[str] | None = None  # the models that answered it
 
 
 _current: ContextVar[RequestInfo | None] = ContextVar("zsc_request", default=None)
@@ -38,6 +39,12 @@ def begin(request_id: str) -> RequestInfo:
 
 def current() -> RequestInfo | None:
     return _current.get()
+
+
+def note_models(names: list[str]) -> None:
+    info = _current.get()
+    if info is not None:
+        info.models = sorted({*(info.models or ()), *names})
 
 
 def count_pairs(pairs: int) -> None:

@@ -13,7 +13,7 @@ import torch
 
 from harness.metrics import counter
 from tests.support.reference import expected_embedding, expected_nli
-from tests.support.server import bento_server, run_cli
+from tests.support.server import run_cli
 
 LABELS = [
     "shipping",
@@ -193,15 +193,6 @@ def model_work(url: str) -> tuple[float, float]:
 
 
 # -- languages ----------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def english_server(store_env, tmp_path_factory):
-    result = run_cli(["import-model", "bundled", "--name", "all-minilm-l6-v2", "--no-onnx"], store_env)
-    assert result.returncode == 0, result.stderr
-    log = tmp_path_factory.mktemp("minilm") / "minilm.log"
-    with bento_server({**store_env, "ZSC_MODEL": "all-minilm-l6-v2"}, log) as url:
-        yield url
-
-
 def test_chinese_text_on_the_english_model_carries_a_warning(english_server, default_server):
     zh = post(english_server, {"text": "我的快递三天了还没到，什么时候发货？", "labels": ["物流", "退款"]})
     assert zh.headers["x-zsc-warnings"] == "language_mismatch"

@@ -232,3 +232,23 @@ def test_with_an_api_key_the_page_asks_for_it_then_uses_it(browser, locked_serve
     assert page.evaluate("sessionStorage.getItem('zsc-api-key')") == UI_KEY
     assert page.evaluate("localStorage.length") == 0, "the key is never kept beyond the tab"
     context.close()
+
+
+def test_with_several_models_the_page_offers_a_picker(browser, multi_server):
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    page.goto(f"{multi_server}/ui")
+    page.wait_for_selector("#model-row:not([hidden])")
+    options = page.locator("#model option").all_inner_texts()
+    assert len(options) == 2 and options[0].startswith("all-minilm-l6-v2 (the default)"), options
+    assert options[1].startswith("multilingual-e5-small: embedding")
+    page.get_by_role("button", name="中文：客服").click()
+    page.locator("#model").select_option("multilingual-e5-small")
+    page.get_by_role("button", name="Classify", exact=True).click()
+    rendered(page)
+    assert "multilingual-e5-small:" in page.locator("#result-meta").inner_text()
+    page.locator("#model").select_option("")
+    page.get_by_role("button", name="Classify", exact=True).click()
+    page.wait_for_function("document.querySelector('#result-meta').textContent.includes('all-minilm-l6-v2')")
+    assert page.locator("#job-model option").count() == 2
+    context.close()

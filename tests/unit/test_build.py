@@ -19,19 +19,21 @@ BODY = {"text": "My card was charged twice for one order", "labels": ["billing",
 
 
 def test_build_wires_one_path(settings_for):
-    c = build(settings_for(), MINILM, cork_queue)
-    assert c.pipeline.scorer is c.scorer and c.scorer._submit == c.batcher.submit
-    assert c.batcher._engine is c.engine and c.pipeline.tokenizer is c.engine.tokenizer
+    c = build(settings_for(), [MINILM], cork_queue)
+    [served] = c.models.served
+    engine, batcher, scorer = served.components.engine, served.components.batcher, served.components.scorer
+    assert c.pipeline is served.pipeline and c.pipeline.scorer is scorer and scorer._submit == batcher.submit
+    assert batcher._engine is engine and c.pipeline.tokenizer is engine.tokenizer and batcher.model == "minilm"
     assert c.pipeline.label_sets is c.label_sets and list(c.label_sets) == ["support"]
-    assert c.pipeline.model_tag == "minilm:test" and c.spec.kind == "embedding"
+    assert c.pipeline.model_tag == "minilm:test" and served.spec.kind == "embedding" and served.name == "minilm"
     assert c.jobs.backend == "memory" and c.jobs.worker is not None
-    assert c.jobs.worker._busy == c.pipeline.interactive_busy  # the worker yields to this pipeline's calls
-    assert c.scorer.redis is None
+    assert c.jobs.worker._busy == c.models.interactive_busy  # the worker yields to the replica's calls
+    assert scorer.redis is None and c.redis is None
 
 
 def test_settings_choose_the_stores_and_the_worker(settings_for):
-    c = build(settings_for(ZSC_REDIS_URL="redis://127.0.0.1:1/0", ZSC_JOB_WORKERS="0"), MINILM, cork_queue)
-    assert isinstance(c.jobs.store, RedisJobStore) and c.scorer.redis is not None  # nothing connects yet
+    c = build(settings_for(ZSC_REDIS_URL="redis://127.0.0.1:1/0", ZSC_JOB_WORKERS="0"), [MINILM], cork_queue)
+    assert isinstance(c.jobs.store, RedisJobStore) and c.pipeline.scorer.redis is c.redis is not None  # unconnected
     assert c.jobs.worker is None  # accepts and serves jobs, runs none
 
 
@@ -44,13 +46,13 @@ def test_a_call_and_a_job_item_take_the_same_function_and_get_the_same_answer(se
         return await classify(self, requests, job=job)
 
     monkeypatch.setattr(Pipeline, "classify", spy)
-    c = build(settings_for(ZSC_JOB_CHUNK_ITEMS="2"), MINILM, cork_queue)
+    c = build(settings_for(ZSC_JOB_CHUNK_ITEMS="2"), [MINILM], cork_queue)
 
     async def scenario():
         await c.start()
         try:
             direct = await c.pipeline.classify([ClassifyRequest.model_validate(BODY)])
-            item = to_store(c.pipeline.resolve(ClassifyRequest.model_validate(BODY)))
+            item = to_store(c.models.resolve(ClassifyRequest.model_validate(BODY)))
             job = await c.jobs.submit([item, item, item])
             for _ in range(200):
                 if (await c.jobs.get(job.id)).state == "done":
@@ -71,4 +73,4 @@ def test_a_bad_label_set_directory_stops_the_build(settings_for, tmp_path):
     bad.mkdir()
     (bad / "x.yaml").write_text("name: x\nlabels: [a, a]\n")
     with pytest.raises(ValueError, match=r"label set file .*x\.yaml.*appears twice"):
-        build(settings_for(ZSC_LABEL_SETS=str(bad)), MINILM, cork_queue)
+        build(settings_for(ZSC_LABEL_SETS=str(bad)), [MINILM], cork_queue)

@@ -19,6 +19,7 @@ $("api-key").value = sessionStorage.getItem(KEY_STORE) || "";
 $("api-key").addEventListener("change", () => {
   sessionStorage.setItem(KEY_STORE, $("api-key").value.trim());
   loadLabelSets();
+  loadModels();
 });
 
 const PRESETS = {
@@ -160,6 +161,30 @@ async function loadLabelSets() {
   } catch (e) { /* no label sets: the picker stays hidden */ }
 }
 
+// several models in one replica (ZSC_MODELS): a picker, shown only when there is a choice
+async function loadModels() {
+  try {
+    const response = await call("models");
+    if (!response.ok) return;
+    const { models } = await response.json();
+    if (models.length < 2) return;
+    const languages = (m) => m.languages.length
+      ? m.languages.slice(0, 6).join(" ") + (m.languages.length > 6 ? " …" : "")
+      : "languages not known";
+    for (const select of [$("model"), $("job-model")]) {
+      select.replaceChildren();  // the default first, as "" (the request then names no model)
+      for (const m of models) {
+        const option = document.createElement("option");
+        option.value = m.default ? "" : m.name;
+        option.textContent = `${m.name}${m.default ? " (the default)" : ""}: ${m.kind}, ${languages(m)}`;
+        select.append(option);
+      }
+    }
+    $("model-row").hidden = false;
+    $("job-model-row").hidden = false;
+  } catch (e) { /* one model: no picker */ }
+}
+
 // -- classify -------------------------------------------------------------------------------------
 function describeError(status, body) {
   // our errors: {"error", "error_type"}; BentoML's validation errors: {"error", "detail": [{loc, msg}]}
@@ -196,6 +221,7 @@ function requestBody() {
   if ($("multi-label").checked) body.multi_label = true;
   const threshold = $("threshold").value.trim();
   if (threshold !== "") body.threshold = Number(threshold);
+  if ($("model").value) body.model = $("model").value;
   return body;
 }
 
@@ -295,6 +321,7 @@ async function submitJob(event) {
   const jobLabels = $("job-labels").value.split(SEPARATORS).map((l) => l.trim()).filter(Boolean);
   if (jobLabels.length) form.append("labels", JSON.stringify(jobLabels));
   if ($("job-label-set").value) form.append("label_set", $("job-label-set").value);
+  if ($("job-model").value) form.append("model", $("job-model").value);
   $("job-submit").disabled = true;
   try {
     const response = await call("jobs", { method: "POST", body: form });
@@ -392,3 +419,4 @@ tabs.forEach((tab, i) => {
 
 renderChips();
 loadLabelSets();
+loadModels();

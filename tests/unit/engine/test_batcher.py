@@ -100,9 +100,10 @@ def test_a_failing_batch_fails_every_request_in_it_and_the_next_batch_runs():
         after = await batcher.submit(job(99))
         return burst, after
 
-    errors_before = REGISTRY.get_sample_value("zsc_engine_errors_total") or 0
+    errors_before = REGISTRY.get_sample_value("zsc_engine_errors_total", {"model": "model"}) or 0
     burst, after = asyncio.run(scenario())
-    assert REGISTRY.get_sample_value("zsc_engine_errors_total") == errors_before + 1, "one failed batch, counted once"
+    errors = REGISTRY.get_sample_value("zsc_engine_errors_total", {"model": "model"})
+    assert errors == errors_before + 1, "one failed batch, counted once"
     [shared] = [b for b in model.batches if "r105" in b]
     assert len(shared) > 1, "the poisoned request was merged with others"
     for i, result in enumerate(burst):

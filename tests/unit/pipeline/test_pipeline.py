@@ -25,7 +25,7 @@ def req(body):
 
 
 def run(settings, scenario):
-    components = build(settings, MINILM, cork_queue)
+    components = build(settings, [MINILM], cork_queue)
     return asyncio.run(scenario(components.pipeline))
 
 

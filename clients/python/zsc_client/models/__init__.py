@@ -40,7 +40,9 @@ from .label_object import LabelObject
 from .label_set_summary import LabelSetSummary
 from .label_set_summary_thresholds import LabelSetSummaryThresholds
 from .label_sets import LabelSets
+from .model_summary import ModelSummary
 from .not_found import NotFound
+from .served_models import ServedModels
 from .task_status_response import TaskStatusResponse
 from .task_status_response_status import TaskStatusResponseStatus
 
@@ -85,7 +87,9 @@ __all__ = (
     "LabelSets",
     "LabelSetSummary",
     "LabelSetSummaryThresholds",
+    "ModelSummary",
     "NotFound",
+    "ServedModels",
     "TaskStatusResponse",
     "TaskStatusResponseStatus",
 )

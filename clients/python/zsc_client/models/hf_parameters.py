@@ -28,12 +28,14 @@ class HfParameters:
                 is given.
             hypothesis_template (None | str | Unset): As in /classify.
             label_set (None | str | Unset): A label set the service holds (an extension).
+            model (None | str | Unset): As in /classify: a model from GET /models (an extension).
             multi_label (bool | None | Unset): As in /classify (default false).
      """
 
     candidate_labels: list[str] | None | str | Unset = UNSET
     hypothesis_template: None | str | Unset = UNSET
     label_set: None | str | Unset = UNSET
+    model: None | str | Unset = UNSET
     multi_label: bool | None | Unset = UNSET
 
 
@@ -63,6 +65,12 @@ class HfParameters:
         else:
             label_set = self.label_set
 
+        model: None | str | Unset
+        if isinstance(self.model, Unset):
+            model = UNSET
+        else:
+            model = self.model
+
         multi_label: bool | None | Unset
         if isinstance(self.multi_label, Unset):
             multi_label = UNSET
@@ -80,6 +88,8 @@ class HfParameters:
             field_dict["hypothesis_template"] = hypothesis_template
         if label_set is not UNSET:
             field_dict["label_set"] = label_set
+        if model is not UNSET:
+            field_dict["model"] = model
         if multi_label is not UNSET:
             field_dict["multi_label"] = multi_label
 
@@ -128,6 +138,16 @@ class HfParameters:
         label_set = _parse_label_set(d.pop("label_set", UNSET))
 
 
+        def _parse_model(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        model = _parse_model(d.pop("model", UNSET))
+
+
         def _parse_multi_label(data: object) -> bool | None | Unset:
             if data is None:
                 return data
@@ -142,6 +162,7 @@ class HfParameters:
             candidate_labels=candidate_labels,
             hypothesis_template=hypothesis_template,
             label_set=label_set,
+            model=model,
             multi_label=multi_label,
         )
 

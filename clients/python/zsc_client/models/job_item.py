@@ -45,6 +45,9 @@ class JobItem:
                 threshold; fields given here override the set's.
             labels (list[LabelObject | str] | None | str | Unset): Candidate labels: a list of names or label objects, or
                 one string separated by ',' or '，'. Required unless label_set is given.
+            model (None | str | Unset): The model to answer with: a name or tag from GET /models, or `auto` (per text, the
+                first model in ZSC_MODELS order whose languages cover its script). Default: the model the label set was tuned on
+                when this replica serves it, else the replica's first.
             multi_label (bool | Unset): Score each label on its own (labels may all be true) instead of one softmax.
                 Default: False.
             threshold (float | None | Unset): Decision threshold in [0, 1]: single-label, `predicted` is the top label if
@@ -59,6 +62,7 @@ class JobItem:
     hypothesis_template: None | str | Unset = UNSET
     label_set: None | str | Unset = UNSET
     labels: list[LabelObject | str] | None | str | Unset = UNSET
+    model: None | str | Unset = UNSET
     multi_label: bool | Unset = False
     threshold: float | None | Unset = UNSET
     top_k: int | None | Unset = UNSET
@@ -106,6 +110,12 @@ class JobItem:
         else:
             labels = self.labels
 
+        model: None | str | Unset
+        if isinstance(self.model, Unset):
+            model = UNSET
+        else:
+            model = self.model
+
         multi_label = self.multi_label
 
         threshold: float | None | Unset
@@ -139,6 +149,8 @@ class JobItem:
             field_dict["label_set"] = label_set
         if labels is not UNSET:
             field_dict["labels"] = labels
+        if model is not UNSET:
+            field_dict["model"] = model
         if multi_label is not UNSET:
             field_dict["multi_label"] = multi_label
         if threshold is not UNSET:
@@ -224,6 +236,16 @@ class JobItem:
         labels = _parse_labels(d.pop("labels", UNSET))
 
 
+        def _parse_model(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        model = _parse_model(d.pop("model", UNSET))
+
+
         multi_label = d.pop("multi_label", UNSET)
 
         def _parse_threshold(data: object) -> float | None | Unset:
@@ -262,6 +284,7 @@ class JobItem:
             hypothesis_template=hypothesis_template,
             label_set=label_set,
             labels=labels,
+            model=model,
             multi_label=multi_label,
             threshold=threshold,
             top_k=top_k,

@@ -44,6 +44,9 @@ class JobSubmission:
                 threshold; fields given here override the set's.
             labels (list[LabelObject | str] | None | str | Unset): Candidate labels: a list of names or label objects, or
                 one string separated by ',' or '，'. Required unless label_set is given.
+            model (None | str | Unset): The model to answer with: a name or tag from GET /models, or `auto` (per text, the
+                first model in ZSC_MODELS order whose languages cover its script). Default: the model the label set was tuned on
+                when this replica serves it, else the replica's first.
             multi_label (bool | None | Unset): Score each label on its own (labels may all be true) instead of one softmax.
             texts (list[str] | None | Unset): Texts, each classified with the shared fields.
             threshold (float | None | Unset): Decision threshold in [0, 1]: single-label, `predicted` is the top label if
@@ -58,6 +61,7 @@ class JobSubmission:
     items: list[JobItem | str] | None | Unset = UNSET
     label_set: None | str | Unset = UNSET
     labels: list[LabelObject | str] | None | str | Unset = UNSET
+    model: None | str | Unset = UNSET
     multi_label: bool | None | Unset = UNSET
     texts: list[str] | None | Unset = UNSET
     threshold: float | None | Unset = UNSET
@@ -125,6 +129,12 @@ class JobSubmission:
         else:
             labels = self.labels
 
+        model: None | str | Unset
+        if isinstance(self.model, Unset):
+            model = UNSET
+        else:
+            model = self.model
+
         multi_label: bool | None | Unset
         if isinstance(self.multi_label, Unset):
             multi_label = UNSET
@@ -176,6 +186,8 @@ class JobSubmission:
             field_dict["label_set"] = label_set
         if labels is not UNSET:
             field_dict["labels"] = labels
+        if model is not UNSET:
+            field_dict["model"] = model
         if multi_label is not UNSET:
             field_dict["multi_label"] = multi_label
         if texts is not UNSET:
@@ -308,6 +320,16 @@ class JobSubmission:
         labels = _parse_labels(d.pop("labels", UNSET))
 
 
+        def _parse_model(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        model = _parse_model(d.pop("model", UNSET))
+
+
         def _parse_multi_label(data: object) -> bool | None | Unset:
             if data is None:
                 return data
@@ -382,6 +404,7 @@ class JobSubmission:
             items=items,
             label_set=label_set,
             labels=labels,
+            model=model,
             multi_label=multi_label,
             texts=texts,
             threshold=threshold,

@@ -1,0 +1,142 @@
+"""The models a replica serves (``ZSC_MODELS``), each with its own pipeline, and the choice of one per request.
+
+Each served model has its own engine, tokenizer, adaptive batcher and in-process cache tier (``build.py``),
+so a batch never mixes models and one model's queue sheds only its own requests. A request names its model
+(``model``: a name or a full tag, or ``auto``: the first model, in the order ``ZSC_MODELS`` lists them, whose
+languages cover the text's script); without one, a request naming a label set goes to the model the set was
+tuned on when this replica serves it, anything else to the default (the first listed). ``classify`` splits
+a call by model, runs each part through its model's ``Pipeline.classify`` (at the same time: the parts
+queue in different batchers) and answers in the call's order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from service.api.classify import ClassifyRequest, ClassifyResponse
+from service.core.languages import mismatch
+from service.core.model_spec import ModelSpec
+from service.errors import ModelNotFound, ServiceError
+from service.obs import request_context
+from service.pipeline.label_sets import LabelSet, Resolved
+from service.pipeline.pipeline import Answers, Pipeline
+
+AUTO = "auto"  # a request's `model`: chosen per text by the script it is written in (no model may be named so)
+
+
+@dataclass
+class ServedModel:
+    name: str  # the model's name in the store (its tag without the version)
+    tag: str
+    spec: ModelSpec
+    pipeline: Pipeline
+    memory_mb: float  # resident memory its loading added to the process
+    components: Any = None  # what build() made for it (engine, batcher, scorer)
+
+    def summary(self, default: bool) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "tag": self.tag,
+            "default": default,
+            "kind": self.spec.kind,
+            "languages": list(self.spec.languages),
+            "max_length": self.spec.max_length,
+            "revision": self.spec.revision,
+            "state": "ready",
+            "memory_mb": round(self.memory_mb, 1),
+        }
+
+
+class ModelRegistry:
+    def __init__(self, served: Sequence[ServedModel], label_sets: dict[str, LabelSet]) -> None:
+        if not served:
+            raise ValueError("a replica serves at least one model")
+        if any(m.name == AUTO for m in served):
+            raise ValueError(f"a model may not be named {AUTO!r}: requests use it to let the replica choose")
+        self.served = list(served)
+        self.label_sets = label_sets
+
+    @property
+    def default(self) -> ServedModel:
+        return self.served[0]
+
+    def find(self, wanted: str | None) -> ServedModel:
+        """The model a request names (its name, or its full tag), or the default; ``ModelNotFound``."""
+        if wanted is None:
+            return self.default
+        for model in self.served:
+            if wanted in (model.name, model.tag):
+                return model
+        raise ModelNotFound(wanted, [m.name for m in self.served])
+
+    def for_request(self, request: ClassifyRequest) -> ServedModel:
+        if request.model == AUTO:
+            return self.for_text(request.text)
+        if request.model is not None:
+            return self.find(request.model)
+        return self.for_label_set(request.label_set)
+
+    def for_text(self, text: str) -> ServedModel:
+        """The first model whose languages cover the text's script (a model that does not say which it
+        covers, too), else the default: the operator's order states the preference."""
+        for model in self.served:
+            if mismatch(text, model.spec.languages) is None:
+                return model
+        return self.default
+
+    def for_label_set(self, name: str | None) -> ServedModel:
+        """The model a label set runs on without a ``model``: the one it was tuned on, when served here."""
+        found = self.label_sets.get(name) if name is not None else None
+        if found is not None and found.model is not None:
+            for model in self.served:
+                if found.model == model.name:
+                    return model
+        return self.default
+
+    def resolve(self, request: ClassifyRequest) -> Resolved:
+        """The request's model chosen and its label set resolved for that model: what a job stores, so
+        that any replica runs an item on the model this one chose."""
+        model = self.for_request(request)
+        resolved = model.pipeline.resolve(request)
+        request = resolved.request.model_copy(update={"model": model.name})
+        return Resolved(request, resolved.thresholds, resolved.warnings)
+
+    async def classify(self, requests: Sequence[ClassifyRequest | Resolved], job: bool = False) -> Answers:
+        """Answers in the call's order; each model's part through its own ``Pipeline.classify``. An item of
+        a job naming a model this replica does not serve gets that error in its place."""
+        parts: dict[str, list[int]] = {}
+        failed: dict[int, ServiceError] = {}
+        by_name = {m.name: m for m in self.served}
+        for i, r in enumerate(requests):
+            try:
+                model = self.for_request(r.request if isinstance(r, Resolved) else r)
+            except ModelNotFound as exc:
+                if not job:
+                    raise
+                failed[i] = exc
+                continue
+            parts.setdefault(model.name, []).append(i)
+        request_context.note_models(list(parts))
+        answered = await asyncio.gather(
+            *(by_name[name].pipeline.classify([requests[i] for i in index], job=job) for name, index in parts.items())
+        )
+        results: list[ClassifyResponse | ServiceError | None] = [None] * len(requests)
+        for index, answers in zip(parts.values(), answered):
+            for i, result in zip(index, answers.results):
+                results[i] = result
+        for i, exc in failed.items():
+            results[i] = exc
+        statuses = {a.cache for a in answered}
+        cache = statuses.pop() if len(statuses) == 1 else "partial" if statuses else "miss"
+        warnings = sorted({w for a in answered for w in a.warnings})
+        return Answers([r for r in results if r is not None], cache, warnings)
+
+    def interactive_busy(self) -> bool:
+        """Whether any model has interactive calls in flight (a job yields then: the cores are shared)."""
+        return any(m.pipeline.interactive_busy() for m in self.served)
+
+    def summaries(self) -> list[dict[str, Any]]:
+        return [m.summary(default=m is self.default) for m in self.served]

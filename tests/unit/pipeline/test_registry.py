@@ -1,0 +1,106 @@
+"""Several models in one replica (ModelRegistry), built by build() from the bundled English encoder under
+two names: a request picks its model by name or tag, a label set runs on the model it was tuned on, a
+mixed call is split by model and answered in order, each model's batches are its own."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+from prometheus_client import REGISTRY
+
+from service.api.classify import ClassifyRequest
+from service.build import build
+from service.errors import ModelNotFound
+from service.http.batching import cork_queue
+from service.http.errors import status_of
+from tests.unit.conftest import MINILM
+
+FIRST = replace(MINILM, tag="first-model:v1")  # English (the bundled encoder's metadata)
+SECOND = replace(MINILM, tag="second-model:v2", metadata={**MINILM.metadata, "languages": ["zh", "en"]})
+
+
+def req(**body):
+    return ClassifyRequest.model_validate({"text": "Where is my parcel?", "labels": ["billing", "shipping"], **body})
+
+
+@pytest.fixture
+def two(settings_for, tmp_path):
+    (tmp_path / "sets" / "tuned.yaml").write_text("name: tuned\nlabels: [billing, shipping]\nmodel: second-model\n")
+    return build(settings_for(), [FIRST, SECOND], cork_queue)
+
+
+def batches(model: str) -> float:
+    return REGISTRY.get_sample_value("zsc_batch_requests_count", {"model": model}) or 0.0
+
+
+def test_a_request_picks_its_model_and_the_default_is_the_first(two):
+    models = two.models
+    assert [m.name for m in models.served] == ["first-model", "second-model"] and models.default.name == "first-model"
+    assert models.find(None) is models.default and models.find("second-model") is models.find("second-model:v2")
+    with pytest.raises(
+        ModelNotFound, match=r"unknown model 'nope'; this replica serves: first-model, second-model"
+    ) as e:
+        models.find("nope")
+    assert status_of(e.value) == 404 and e.value.error_type == "model_not_found"
+    assert [s["name"] for s in models.summaries()] == ["first-model", "second-model"]
+    first = models.summaries()[0]
+    assert first["default"] and first["tag"] == "first-model:v1" and first["kind"] == "embedding"
+    assert first["state"] == "ready" and first["max_length"] == 128 and first["memory_mb"] >= 0
+
+
+def test_a_label_set_runs_on_the_model_it_was_tuned_on_unless_the_request_says(two):
+    models = two.models
+    assert models.for_request(req(labels=None, label_set="tuned")).name == "second-model"
+    assert models.for_request(req(labels=None, label_set="tuned", model="first-model")).name == "first-model"
+    assert models.for_request(req(labels=None, label_set="support")).name == "first-model"  # its model: not here
+    resolved = models.resolve(req(labels=None, label_set="tuned"))
+    assert resolved.request.model == "second-model" and resolved.warnings == []  # a job stores its model
+
+
+def test_a_mixed_call_is_split_by_model_and_answered_in_order(two):
+    before = {m: batches(m) for m in ("first-model", "second-model")}
+    bodies = [
+        req(),
+        req(model="second-model"),
+        req(text="Refund my card", model="first-model:v1"),
+        req(model="second-model"),
+    ]
+
+    async def scenario():
+        return await two.models.classify(bodies)
+
+    answers = asyncio.run(scenario())
+    assert [a.model for a in answers.results] == [
+        "first-model:v1",
+        "second-model:v2",
+        "first-model:v1",
+        "second-model:v2",
+    ]
+    assert answers.results[1].scores == answers.results[3].scores == answers.results[0].scores  # the same weights
+    assert batches("first-model") > before["first-model"] and batches("second-model") > before["second-model"]
+
+
+def test_an_unknown_model_fails_a_call_but_only_its_item_in_a_job(two):
+    async def scenario():
+        with pytest.raises(ModelNotFound):
+            await two.models.classify([req(), req(model="nope")])
+        return await two.models.classify([req(), req(model="nope")], job=True)
+
+    answers = asyncio.run(scenario())
+    assert answers.results[0].model == "first-model:v1" and answers.results[1].error_type == "model_not_found"
+
+
+def test_auto_picks_per_text_the_first_model_covering_its_script(two):
+    models = two.models
+    assert models.for_request(req(model="auto")).name == "first-model"  # English: the first covers it
+    assert models.for_request(req(text="我的快递三天了还没到", model="auto")).name == "second-model"
+    assert models.for_request(req(text="Где моя посылка сейчас", model="auto")).name == "first-model"  # none: default
+
+    async def scenario():
+        return await models.classify([req(text="我的快递三天了还没到", model="auto"), req(model="auto")])
+
+    answers = asyncio.run(scenario())
+    assert [a.model for a in answers.results] == ["second-model:v2", "first-model:v1"]
+    assert models.resolve(req(text="我的快递三天了还没到", model="auto")).request.model == "second-model"
