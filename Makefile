@@ -24,7 +24,7 @@ ACCURACY_ARGS ?=
 export BENTOML_DO_NOT_TRACK := True
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help venv serve test test-fast unit integration tooling lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke accuracy audit overload fuzz int8-study
+.PHONY: help venv serve test test-fast unit integration tooling lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke loadtest-mixed accuracy audit overload fuzz int8-study
 
 help:
 	@echo "make serve            run the service on port $(PORT) (bundled multilingual model unless ZSC_MODEL names another)"
@@ -38,6 +38,7 @@ help:
 	@echo "make client           regenerate the typed Python client in clients/python"
 	@echo "make loadtest         Locust: naive vs 1 vs 2 replicas, cache off/on (~10 min on 2 cores) -> results/<time>/"
 	@echo "make loadtest-smoke   the same pipeline in ~1.5 min (CI)"
+	@echo "make loadtest-mixed   two models in one replica vs one replica per model, mixed load (~2 min) -> results/"
 	@echo "make int8-study       int8 candidates vs fp32: agreement, accuracy change, speed, both bundled models (~25 min)"
 	@echo "make overload         one replica at 10x its capacity: shed, p99, memory, recovery (~4 min) -> results/"
 	@echo "make fuzz             schemathesis, every check, against a server on PORT (make serve first)"
@@ -144,6 +145,9 @@ int8-study: venv
 
 loadtest-smoke: system-deps venv
 	$(BIN)/python -m loadtest.compare --smoke $(LOADTEST_ARGS)
+
+loadtest-mixed: venv
+	$(BIN)/python -m loadtest.mixed $(LOADTEST_ARGS)
 
 cluster: system-deps venv
 	$(BIN)/python -m harness.cluster up --replicas $(N) --port $(CLUSTER_PORT)

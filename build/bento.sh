@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `bentoml build` the service (bentofile.yaml) after making sure the model it packs is in the store:
-# the bundled multilingual-e5-small unless ZSC_MODEL names another (a bundled one is imported when
-# missing; any other must be imported before: zsc import-model).
+# `bentoml build` the service (bentofile.yaml) after making sure the models it packs are in the store:
+# the bundled multilingual-e5-small unless ZSC_MODELS (several: the image serves them all) or ZSC_MODEL
+# names others (a bundled one is imported when missing; any other must be imported before: zsc import-model).
 # Prints the bento tag on stdout (last line).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"

@@ -16,23 +16,27 @@ import contextlib
 import logging
 import os
 import socket
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from service.backends import load_backend
+from service.backends.files import memory_needed_mb
 from service.config import Settings
 from service.core.model_spec import ModelSpec
 from service.engine.batcher import AdaptiveBatcher, Queue
 from service.engine.engine import Engine
 from service.engine.tokenization import Tokenizer
+from service.errors import ModelTooLarge
 from service.jobs.items import classify_items
 from service.jobs.manager import JobManager
 from service.jobs.redis_store import RedisJobStore
 from service.jobs.store import JobStore, MemoryJobStore
 from service.jobs.worker import JobWorker, WorkerConfig
 from service.obs import metrics
+from service.obs.memory import memory_left_mb, release_memory, resident_mb
 from service.pipeline.cache import LocalTier, RedisTier
 from service.pipeline.label_sets import LabelSet, load_dir
 from service.pipeline.pipeline import Limits, Pipeline
@@ -67,12 +71,59 @@ class Components:
     label_sets: dict[str, LabelSet]
     jobs: JobManager
     redis: RedisTier | None = None  # the shared cache tier: one client for every model (keys name the revision)
+    queue: Queue | None = None  # the framework's batching queue, for models loaded later
     _tasks: list[asyncio.Task] = field(default_factory=list)
 
     @property
     def pipeline(self) -> Pipeline:
         """The default model's pipeline."""
         return self.models.default.pipeline
+
+    # -- models while serving (the admin API, the models file) ----------------------------------------
+    def load(self, model: StoredModel) -> ServedModel:
+        """Load and warm up a model (blocking: call it in a thread); ``ModelTooLarge`` when it would not fit
+        in the memory the replica may still use. Not served until ``swap``."""
+        s = self.settings
+        need, left = (
+            memory_needed_mb(model.path, s.runtime, s.onnx_variant, s.device),
+            memory_left_mb(s.memory_limit_mb),
+        )
+        if left is not None and need > left:
+            raise ModelTooLarge(
+                f"loading {model.tag} needs about {need:.0f} MB; this replica has {left:.0f} MB left "
+                "(ZSC_MEMORY_LIMIT_MB, or the container's limit): unload a model first, or give it more memory"
+            )
+        assert self.queue is not None, "built without a queue"
+        return _serve(self.settings, model, self.queue, self.redis, self.label_sets)
+
+    async def swap(self, model: ServedModel) -> ServedModel | None:
+        """Serve ``model`` (replacing another revision of it); the one replaced is retired once its calls
+        in flight have finished. Returns it."""
+        old = self.models.add(model)
+        if old is not None:
+            await self.retire(old)
+        return old
+
+    async def unload(self, wanted: str) -> tuple[ServedModel, float]:
+        """Stop serving a model, retire it, and give its memory back: (the model, MB freed)."""
+        model = self.models.remove(wanted)
+        before = resident_mb()
+        await self.retire(model)
+        return model, max(0.0, before - resident_mb())
+
+    async def retire(self, model: ServedModel, wait_s: float | None = None) -> None:
+        deadline = time.monotonic() + (wait_s if wait_s is not None else self.settings.timeout_s)
+        while model.pipeline.in_flight and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        parts, model.components = model.components, None
+        if parts is not None:
+            parts.batcher.close()  # cancels the queue's task, which holds the batcher and its engine
+        del parts
+        model.pipeline.close()
+        for _ in range(3):  # the cancelled task ends on the loop's next turns
+            await asyncio.sleep(0)
+        release_memory()
+        log.info("retired %s", model.tag)
 
     async def start(self) -> None:
         """On the serving event loop: the job worker's tasks and the queue-depth gauge live there."""
@@ -105,13 +156,13 @@ def build(settings: Settings, models: Sequence[StoredModel], queue: Queue) -> Co
     served = [_serve(s, model, queue, redis, label_sets) for model in models]
     registry = ModelRegistry(served, label_sets)
     jobs = _jobs(s, registry)
-    return Components(s, registry, label_sets, jobs, redis)
+    return Components(s, registry, label_sets, jobs, redis, queue)
 
 
 def _serve(
     s: Settings, model: StoredModel, queue: Queue, redis: RedisTier | None, label_sets: dict[str, LabelSet]
 ) -> ServedModel:
-    before = _resident_mb()
+    before = resident_mb()
     spec = ModelSpec.from_metadata(model.metadata)
     name = model.tag.split(":")[0]
     # several workers share the cores this process may use: size each worker's thread pool to its share
@@ -146,18 +197,9 @@ def _serve(
     )
     limits = Limits(s.max_windows, s.max_pairs_per_request)
     pipeline = Pipeline(model.tag, spec, engine.tokenizer, scorer, label_sets, limits)
-    used = max(0.0, _resident_mb() - before)  # the collector may give back more than a small model takes
+    used = max(0.0, resident_mb() - before)  # the collector may give back more than a small model takes
     log.info("serving %s: %.0f MB resident", model.tag, used)
     return ServedModel(name, model.tag, spec, pipeline, used, ModelComponents(engine, batcher, scorer))
-
-
-def _resident_mb() -> float:
-    """This process's resident memory (Linux; 0 elsewhere)."""
-    try:
-        pages = int(Path("/proc/self/statm").read_text().split()[1])
-    except (OSError, IndexError, ValueError):
-        return 0.0
-    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _jobs(s: Settings, models: ModelRegistry) -> JobManager:

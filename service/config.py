@@ -55,6 +55,22 @@ class Settings:
         "first is the default, a request picks another with `model`. Empty = ZSC_MODEL alone.",
         default="",
     )
+    models_file: str = _doc(
+        "A file listing the models to serve (one tag per line, the default first; a ConfigMap on Kubernetes), "
+        "re-read when it changes: models are loaded, replaced (a new version) and unloaded to match, with no "
+        "failed request. Empty = the models are fixed at start-up (or changed through the admin API).",
+        default="",
+    )
+    admin_keys: str = _doc(
+        "Comma-separated keys for the admin API (POST /admin/models, DELETE /admin/models/NAME: load, replace "
+        "and unload models while serving); a data key (ZSC_API_KEYS) is refused with 403. Empty = no admin API.",
+        default="",
+    )
+    memory_limit_mb: int = _doc(
+        "Memory the replica may use, in megabytes, against which a model to load is checked (refused with 507 "
+        "when it would not fit); 0 = the container's limit (cgroup), else the machine's available memory.",
+        default=0,
+    )
     device: Device = _doc("Where the backend runs: auto picks cuda when a GPU is visible, else cpu.", default="auto")
     runtime: Runtime = _doc(
         "Inference runtime: onnx (ONNX Runtime), torch, or auto = onnx when the model has an ONNX export.",
@@ -276,7 +292,9 @@ class Settings:
             raise ValueError(f"ZSC_JOB_SHARE_PCT must be between 1 and 100, got {self.job_share_pct}")
         if self.job_workers < 0:
             raise ValueError(f"ZSC_JOB_WORKERS must be >= 0, got {self.job_workers}")
-        for name in ("rate_limit_rps", "rate_limit_burst"):
+        if set(self.admin_key_list()) & set(self.keys_from_env()):
+            raise ValueError("ZSC_ADMIN_KEYS and ZSC_API_KEYS share a key: an admin key must not be a data key")
+        for name in ("rate_limit_rps", "rate_limit_burst", "memory_limit_mb"):
             if getattr(self, name) < 0:
                 raise ValueError(f"ZSC_{name.upper()} must be >= 0, got {getattr(self, name)}")
         try:
@@ -299,6 +317,9 @@ class Settings:
     def keys_from_env(self) -> list[str]:
         return [k.strip() for k in self.api_keys.split(",") if k.strip()]
 
+    def admin_key_list(self) -> list[str]:
+        return [k.strip() for k in self.admin_keys.split(",") if k.strip()]
+
     @property
     def auth_enabled(self) -> bool:
         return bool(self.api_keys or self.api_keys_file)
@@ -312,6 +333,7 @@ class Settings:
         values = dataclasses.asdict(self)
         values["redis_url"] = redact_url(self.redis_url)
         values["api_keys"] = f"<{len(self.keys_from_env())} keys>" if self.api_keys else ""
+        values["admin_keys"] = f"<{len(self.admin_key_list())} keys>" if self.admin_keys else ""
         return values
 
     @staticmethod

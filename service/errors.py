@@ -56,6 +56,42 @@ class ModelNotFound(ServiceError):
         super().__init__(f"unknown model {name!r}; this replica serves: {', '.join(available)} (GET /models)")
 
 
+class NotInStore(ModelNotFound):
+    """An admin call names a model the model store does not hold."""
+
+    def __init__(self, name: str) -> None:
+        ServiceError.__init__(
+            self, f"model {name!r} is not in the model store: import it first (zsc import-model SOURCE --name NAME)"
+        )
+
+
+class LastModel(ServiceError):
+    """An admin call would leave the replica without a model."""
+
+    error_type = "last_model"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name!r} is the only model this replica serves: load another before unloading it")
+
+
+class ManyWorkers(ServiceError):
+    """An admin call reaches one worker process of several: the others would keep their models."""
+
+    error_type = "many_workers"
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(
+            f"this replica runs {workers} worker processes (ZSC_WORKERS) and an admin call reaches only one of "
+            "them: change the models through the models file (ZSC_MODELS_FILE), which every worker follows"
+        )
+
+
+class ModelTooLarge(ServiceError):
+    """A model would not fit in the memory the replica may still use; it is not loaded."""
+
+    error_type = "insufficient_memory"
+
+
 class JobNotFound(ServiceError):
     """A job id this service does not know: never submitted, or its results expired."""
 

@@ -39,13 +39,16 @@ class Stages(Protocol[P]):
 
 RunBatch = Callable[[Sequence[list]], Awaitable[list[list]]]  # the entries of one batch -> each entry's rows
 Submit = Callable[[list], Awaitable[list]]  # one entry -> its rows, once its batch has run
+Close = Callable[[], None]  # stops the queue's own tasks (a model unloaded)
 
 
 class Queue(Protocol):
-    """Makes the batching queue around ``run_batch``, on the serving event loop; its ``Submit`` raises
-    ``Overloaded`` for an entry it sheds."""
+    """Makes the batching queue around ``run_batch``, on the serving event loop: (its ``Submit``, which
+    raises ``Overloaded`` for an entry it sheds, and what stops it)."""
 
-    def __call__(self, run_batch: RunBatch, *, max_batch_size: int, max_latency_ms: int, in_flight: int) -> Submit: ...
+    def __call__(
+        self, run_batch: RunBatch, *, max_batch_size: int, max_latency_ms: int, in_flight: int
+    ) -> tuple[Submit, Close]: ...
 
 
 class _Entry(list):
@@ -79,6 +82,7 @@ class AdaptiveBatcher(Generic[P]):
         self._on_batch = on_batch
         self._in_flight = in_flight
         self._call: Submit | None = None
+        self._close: Close | None = None
         self._prepare_limiter: anyio.CapacityLimiter | None = None
         self._run_limiter: anyio.CapacityLimiter | None = None
 
@@ -87,7 +91,7 @@ class AdaptiveBatcher(Generic[P]):
         if self._call is None:  # created on the serving event loop, on first use
             self._prepare_limiter = anyio.CapacityLimiter(1)
             self._run_limiter = anyio.CapacityLimiter(1)  # one batch on the device; the next one waits here
-            self._call = self._queue(
+            self._call, self._close = self._queue(
                 self._run_batch,
                 max_batch_size=self._max_batch_size,
                 max_latency_ms=self._max_latency_ms,
@@ -100,6 +104,12 @@ class AdaptiveBatcher(Generic[P]):
         finally:
             if entry.queue_span.is_recording():  # ended when its batch started; a shed request ends it here
                 entry.queue_span.end()
+
+    def close(self) -> None:
+        """Stop the queue's tasks (its model is unloaded); a later ``submit`` would start a new queue."""
+        if self._close is not None:
+            self._close()
+        self._call = self._close = None
 
     async def _run_batch(self, entries: Sequence[_Entry]) -> list[list]:
         flat = [s for entry in entries for s in entry]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from bentoml._internal.marshal.dispatcher import CorkDispatcher, NonBlockSema  # no public API for it in 1.4
 
-from service.engine.batcher import RunBatch, Submit
+from service.engine.batcher import Close, RunBatch, Submit
 from service.errors import Overloaded
 
 
@@ -21,9 +21,11 @@ def _shed() -> None:
     raise Overloaded()
 
 
-def cork_queue(run_batch: RunBatch, *, max_batch_size: int, max_latency_ms: int, in_flight: int) -> Submit:
+def cork_queue(
+    run_batch: RunBatch, *, max_batch_size: int, max_latency_ms: int, in_flight: int
+) -> tuple[Submit, Close]:
     """BentoML's dispatcher around ``run_batch``: at most ``in_flight`` batches at once; an entry predicted
-    to wait past ``max_latency_ms`` is shed (``Overloaded``: 503)."""
+    to wait past ``max_latency_ms`` is shed (``Overloaded``: 503). Closing cancels its controller task."""
     dispatcher = CorkDispatcher(
         max_latency_in_ms=max_latency_ms,
         max_batch_size=max_batch_size,
@@ -32,4 +34,4 @@ def cork_queue(run_batch: RunBatch, *, max_batch_size: int, max_latency_ms: int,
         get_batch_size=len,
         batch_dim=(0, 0),
     )
-    return dispatcher(run_batch)
+    return dispatcher(run_batch), dispatcher.shutdown

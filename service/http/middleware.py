@@ -4,6 +4,7 @@
   same header and put on every log line of the request (logs.py);
 - the API key (``Authorization: Bearer``) when keys are configured: 401 with ``WWW-Authenticate``
   otherwise; health checks, the page's static files and, as configured, /metrics and the docs stay open;
+  the admin API (/admin) wants an admin key (``ZSC_ADMIN_KEYS``), and a data key gets 403 there;
 - a per-key rate limit, and the bound on requests in flight (ZSC_MAX_CONCURRENCY, taken over from
   BentoML's traffic setting so that its 429 carries ``Retry-After`` and the documented body too): 429;
 - a bound on the request body: 413 before the body is read when Content-Length says so, and as soon as a
@@ -37,6 +38,7 @@ HEALTH = ("/livez", "/healthz", "/readyz", "/ui")  # probes, and the page (its c
 DOCS = ("/", "/docs.json", "/schema.json", "/openapi.json", "/static_content", "/assets")
 QUIET = ("/livez", "/healthz", "/readyz", "/metrics")  # no access line: probes and scrapes every few seconds
 REALM = 'Bearer realm="zero-shot-classifier"'
+ADMIN = "/admin"  # the admin API: admin keys only
 JSON_APIS = ("/classify", "/classify_batch", "/hf/zero-shot-classification")  # BentoML APIs: JSON bodies only
 
 
@@ -53,12 +55,13 @@ class EdgeMiddleware:
         self.app = app
         self.settings = settings
         self.keys = ApiKeys(settings.keys_from_env(), settings.api_keys_file) if settings.auth_enabled else None
+        self.admin_keys = ApiKeys(settings.admin_key_list()) if settings.admin_keys else None
         self.limiter = (
             KeyRateLimiter(settings.rate_limit_rps, settings.rate_limit_burst) if settings.rate_limit_rps else None
         )
         self.open = HEALTH + (("/metrics",) if settings.open_metrics == "true" else ())
         self.open += DOCS if settings.open_docs == "true" else ()
-        self.uncounted = HEALTH + DOCS + ("/metrics",)  # never held against the in-flight bound
+        self.uncounted = HEALTH + DOCS + ("/metrics", ADMIN)  # never held against the in-flight bound
         self.retry_after = str(settings.retry_after_s).encode()
         # per worker process, as BentoML divided its own max_concurrency
         self.max_in_flight = max(1, settings.max_concurrency // settings.workers) if settings.max_concurrency else 0
@@ -163,24 +166,15 @@ class EdgeMiddleware:
 
     def _deny(self, scope: dict, path: str, headers: dict[str, str]) -> tuple | None:
         """(status, body, headers) of a refusal, or None to go on."""
+        if _under(path, (ADMIN,)):
+            return self._deny_admin(headers)
         if self.keys is None or scope["method"] == "OPTIONS" or _under(path, self.open):
             return None
         token = bearer_token(headers.get("authorization"))
         if token is None:
-            return (
-                401,
-                {
-                    "error": "this service needs an API key: send the header 'Authorization: Bearer <key>'",
-                    "error_type": "unauthorized",
-                },
-                [(b"www-authenticate", REALM.encode())],
-            )
+            return _unauthorized("this service needs an API key: send the header 'Authorization: Bearer <key>'")
         if not self.keys.check(token):
-            return (
-                401,
-                {"error": "the API key is not valid (rotated or mistyped?)", "error_type": "unauthorized"},
-                [(b"www-authenticate", f'{REALM}, error="invalid_token"'.encode())],
-            )
+            return _unauthorized("the API key is not valid (rotated or mistyped?)", invalid=True)
         if self.limiter is not None:
             wait = self.limiter.acquire(token)
             if wait > 0:
@@ -196,6 +190,21 @@ class EdgeMiddleware:
                 )
         scope.setdefault("state", {})["zsc_key_id"] = key_id(token)
         return None
+
+    def _deny_admin(self, headers: dict[str, str]) -> tuple | None:
+        if self.admin_keys is None:
+            return 403, {"error": "the admin API is off on this replica: set ZSC_ADMIN_KEYS", "error_type": "forbidden"}
+        token = bearer_token(headers.get("authorization"))
+        if token is None:
+            return _unauthorized("the admin API needs an admin key: 'Authorization: Bearer <key>'")
+        if self.admin_keys.check(token):
+            return None
+        if self.keys is not None and self.keys.check(token):
+            return 403, {
+                "error": "a data key (ZSC_API_KEYS) may not call the admin API: use an admin key (ZSC_ADMIN_KEYS)",
+                "error_type": "forbidden",
+            }
+        return _unauthorized("the admin key is not valid", invalid=True)
 
     def _body_limit(self, scope: dict, path: str) -> int | None:
         if scope["method"] not in ("POST", "PUT", "PATCH"):
@@ -296,3 +305,9 @@ def _too_large(limit: int, path: str) -> dict:
         f"to {path}, or a job (POST /jobs) for bulk work",
         "error_type": "payload_too_large",
     }
+
+
+def _unauthorized(message: str, invalid: bool = False) -> tuple:
+    """401 with the challenge RFC 6750 asks for (``invalid_token`` when a key was sent but is not valid)."""
+    challenge = f'{REALM}, error="invalid_token"' if invalid else REALM
+    return 401, {"error": message, "error_type": "unauthorized"}, [(b"www-authenticate", challenge.encode())]

@@ -11,13 +11,13 @@ included, stays BentoML's.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from service.http import jobs
@@ -29,8 +29,11 @@ if TYPE_CHECKING:  # importing this module stays cheap: the serving CLI imports 
 SWAGGER = STATIC.parent / "swagger.html"  # BentoML's Swagger UI page, pointed at /openapi.json
 
 
-def make_app(components: Components, openapi: Callable[[], dict[str, Any]]) -> Starlette:
-    """The routes of one serving process; ``openapi`` makes the whole document (BentoML's plus ours)."""
+def make_app(
+    components: Components, openapi: Callable[[], dict[str, Any]], extra: Sequence[BaseRoute] = ()
+) -> Starlette:
+    """The routes of one serving process; ``openapi`` makes the whole document (BentoML's plus ours);
+    ``extra``: more routes (the admin API)."""
     models = components.models
     document: dict[str, Any] = {}
 
@@ -67,6 +70,7 @@ def make_app(components: Components, openapi: Callable[[], dict[str, Any]]) -> S
             Route("/models", served_models, methods=["GET"]),
             Route("/openapi.json", openapi_document, methods=["GET"]),
             *job_routes,
+            *extra,
             Route("/ui", ui_root, methods=["GET"]),
             Mount("/ui", app=StaticFiles(directory=STATIC, html=True), name="ui"),
         ]

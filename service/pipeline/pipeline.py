@@ -65,6 +65,7 @@ class Pipeline:
         self.limits = limits
         self._interactive = 0  # interactive calls in flight
         self._interactive_seen = 0.0  # when the last one ended (time.monotonic)
+        self.in_flight = 0  # every call in flight, jobs' too: a replaced model is retired once it is 0
 
     def resolve(self, request: ClassifyRequest) -> Resolved:
         """The request with its label set's fields filled in (``LabelSetNotFound`` for a set not held)."""
@@ -72,14 +73,22 @@ class Pipeline:
 
     async def classify(self, requests: Sequence[ClassifyRequest | Resolved], job: bool = False) -> Answers:
         """Answers for validated requests (or ones already resolved: a job's items are resolved at intake)."""
+        self.in_flight += 1
         if not job:
             self._interactive += 1
         try:
             return await self._classify(requests, job)
         finally:
+            self.in_flight -= 1
             if not job:
                 self._interactive -= 1
                 self._interactive_seen = time.monotonic()
+
+    def close(self) -> None:
+        """Let go of the model (its scorer, batcher, engine and tokenizer): a retired pipeline answers
+        nothing, and what it held can be collected."""
+        self.scorer = None  # type: ignore[assignment]
+        self.tokenizer = None  # type: ignore[assignment]
 
     def interactive_busy(self) -> bool:
         """Whether interactive calls are in flight, or ended a moment ago (the job worker yields then)."""

@@ -19,7 +19,7 @@ from typing import Any
 from service.api.classify import ClassifyRequest, ClassifyResponse
 from service.core.languages import mismatch
 from service.core.model_spec import ModelSpec
-from service.errors import ModelNotFound, ServiceError
+from service.errors import LastModel, ModelNotFound, ServiceError
 from service.obs import request_context
 from service.pipeline.label_sets import LabelSet, Resolved
 from service.pipeline.pipeline import Answers, Pipeline
@@ -109,7 +109,7 @@ class ModelRegistry:
         a job naming a model this replica does not serve gets that error in its place."""
         parts: dict[str, list[int]] = {}
         failed: dict[int, ServiceError] = {}
-        by_name = {m.name: m for m in self.served}
+        by_name = {m.name: m for m in self.served}  # this call's models, whatever is loaded meanwhile
         for i, r in enumerate(requests):
             try:
                 model = self.for_request(r.request if isinstance(r, Resolved) else r)
@@ -133,6 +133,29 @@ class ModelRegistry:
         cache = statuses.pop() if len(statuses) == 1 else "partial" if statuses else "miss"
         warnings = sorted({w for a in answered for w in a.warnings})
         return Answers([r for r in results if r is not None], cache, warnings)
+
+    def add(self, model: ServedModel) -> ServedModel | None:
+        """Serve ``model`` from now on; one of the same name (another revision) is replaced in its place and
+        returned. Calls already under way finish on the models they started on: ``classify`` took its
+        models from the list it found, and the list is swapped whole."""
+        if model.name == AUTO:
+            raise ValueError(f"a model may not be named {AUTO!r}")
+        old = next((m for m in self.served if m.name == model.name), None)
+        self.served = [model if m is old else m for m in self.served] if old else [*self.served, model]
+        return old
+
+    def remove(self, wanted: str) -> ServedModel:
+        """Stop serving a model (by name or tag); the next in line becomes the default if it was."""
+        model = self.find(wanted)
+        if len(self.served) == 1:
+            raise LastModel(model.name)
+        self.served = [m for m in self.served if m is not model]
+        return model
+
+    def order(self, names: Sequence[str]) -> None:
+        """Put these models first, in this order (the first becomes the default); the others keep theirs."""
+        rank = {name: i for i, name in enumerate(names)}
+        self.served = sorted(self.served, key=lambda m: rank.get(m.name, len(rank)))
 
     def interactive_busy(self) -> bool:
         """Whether any model has interactive calls in flight (a job yields then: the cores are shared)."""

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -34,11 +35,11 @@ from tests.support.server import ROOT
 K8S_VERSION = "1.32.0"  # oldest Kubernetes the manifests target (native preStop sleep: 1.30+)
 K8S = ROOT / "deploy" / "k8s"
 MONITORING = ROOT / "deploy" / "monitoring"
-OVERLAYS = ["cpu", "gpu", "kserve"]
+OVERLAYS = ["cpu", "gpu", "kserve", "multi-model"]
 APP = "zero-shot-classifier"
 NAMESPACE = "zero-shot"
 # Secrets the operator creates (docs/deploy.md); the manifests never carry secret values.
-EXTERNAL_SECRETS = {"zsc-redis", "zero-shot-classifier-env"}
+EXTERNAL_SECRETS = {"zsc-redis", "zero-shot-classifier-env", "zsc-admin"}  # made by the operator (docs/deploy.md)
 CRDS = {
     ("monitoring.coreos.com/v1", "ServiceMonitor"),
     ("monitoring.coreos.com/v1", "PrometheusRule"),
@@ -247,7 +248,7 @@ def adapter_rules() -> list[dict]:
     return yaml.safe_load((MONITORING / "prometheus-adapter-values.yaml").read_text())["rules"]["custom"]
 
 
-@pytest.mark.parametrize("overlay", ["cpu", "gpu"])
+@pytest.mark.parametrize("overlay", ["cpu", "gpu", "multi-model"])
 def test_hpa_targets_the_deployment_on_in_flight_requests(overlay):
     docs = render(overlay)
     hpa = one(docs, "HorizontalPodAutoscaler")
@@ -272,7 +273,7 @@ def test_hpa_targets_the_deployment_on_in_flight_requests(overlay):
     assert behavior["scaleUp"]["stabilizationWindowSeconds"] < behavior["scaleDown"]["stabilizationWindowSeconds"]
 
 
-@pytest.mark.parametrize("overlay", ["cpu", "gpu"])
+@pytest.mark.parametrize("overlay", ["cpu", "gpu", "multi-model"])
 def test_probes_port_security_and_drain(overlay):
     docs = render(overlay)
     pod = one(docs, "Deployment")["spec"]["template"]["spec"]
@@ -307,7 +308,7 @@ def bentoml_default_port() -> int:
     return BentoMLContainer.http.port.get()
 
 
-@pytest.mark.parametrize("overlay", ["cpu", "gpu"])
+@pytest.mark.parametrize("overlay", ["cpu", "gpu", "multi-model"])
 def test_label_sets_are_mounted_and_each_file_loads(overlay, tmp_path):
     docs = render(overlay)
     container = classifier_container(overlay)
@@ -502,3 +503,20 @@ def test_dashboard_and_adapter_promql_parse(tmp_path):
     for topic in ("requests per second", "p99", "error", "batch size", "cache hit", "in flight", "replicas", "job"):
         assert topic in titles, topic
     assert len({p["id"] for p in panels}) == len(panels)
+
+
+def test_the_multi_model_overlay_serves_the_models_of_its_file():
+    env = config_env("multi-model")
+    assert env["ZSC_MODELS"] == "all-minilm-l6-v2,multilingual-e5-small"
+    container = classifier_container("multi-model")
+    [mount] = [m for m in container["volumeMounts"] if m["name"] == "models"]
+    assert env["ZSC_MODELS_FILE"] == f"{mount['mountPath']}/models.txt" and mount["readOnly"]
+    models = one(render("multi-model"), "ConfigMap", "zsc-models")
+    from service.http.admin import read_models_file
+
+    path = Path(tempfile.mkdtemp()) / "models.txt"
+    path.write_text(models["data"]["models.txt"])
+    assert read_models_file(path) == env["ZSC_MODELS"].split(",")  # the same models, the same default
+    admin = {e["name"]: e for e in container["env"]}["ZSC_ADMIN_KEYS"]["valueFrom"]["secretKeyRef"]
+    assert admin["name"] == "zsc-admin" and admin["optional"] is True
+    assert container["resources"]["limits"]["memory"] == "5Gi"
