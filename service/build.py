@@ -195,7 +195,7 @@ def _serve(
         prefix=s.cache_prefix,
         row_width=row_width,
     )
-    limits = Limits(s.max_windows, s.max_pairs_per_request)
+    limits = Limits(s.max_windows, s.max_pairs_per_request, s.max_examples_per_request)
     pipeline = Pipeline(model.tag, spec, engine.tokenizer, scorer, label_sets, limits)
     used = max(0.0, resident_mb() - before)  # the collector may give back more than a small model takes
     log.info("serving %s: %.0f MB resident", model.tag, used)

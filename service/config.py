@@ -220,6 +220,17 @@ class Settings:
         "Longest accepted label description or hypothesis (label objects), per phrasing.", default=300
     )
     max_phrasings: int = _doc("Most phrasings (descriptions or hypotheses) one label object may list.", default=8)
+    max_examples_per_label: int = _doc(
+        "Most example texts one label object may list (embedding models; each is one more model sequence, "
+        "counted against ZSC_MAX_PAIRS_PER_REQUEST).",
+        default=16,
+    )
+    max_examples_per_request: int = _doc(
+        "Most distinct example texts in one call, over all its labels (a /classify_batch call's items that share "
+        "examples, e.g. through a label set, are charged each text once).",
+        default=1024,
+    )
+    max_example_chars: int = _doc("Longest accepted example text (label objects), in characters.", default=1000)
     max_windows: int = _doc('Most windows one text may be split into with truncation "chunk".', default=16)
     max_batch_items: int = _doc("Most items in one /classify_batch call.", default=256)
     max_pairs_per_request: int = _doc(
@@ -259,6 +270,9 @@ class Settings:
             "max_template_chars",
             "max_description_chars",
             "max_phrasings",
+            "max_examples_per_label",
+            "max_examples_per_request",
+            "max_example_chars",
             "max_windows",
             "max_batch_items",
             "max_pairs_per_request",

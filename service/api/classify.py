@@ -102,6 +102,14 @@ def phrasings_rules() -> dict[str, Any]:
     return {"minItems": 1, "maxItems": settings().max_phrasings}
 
 
+def example_rules() -> dict[str, Any]:
+    return {"pattern": NOT_BLANK, "maxLength": settings().max_example_chars}
+
+
+def examples_rules() -> dict[str, Any]:
+    return {"minItems": 1, "maxItems": settings().max_examples_per_label}
+
+
 def template_rules() -> dict[str, Any]:
     # the length goes into the pattern (a lookahead), not maxLength: schemathesis folds maxLength into the
     # pattern's quantifiers and writes the braces back in a form ECMA regexes refuse
@@ -123,6 +131,7 @@ MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$"
 Truncation = Literal["end", "start", "error", "chunk"]
 Aggregation = Literal["max", "mean"]
 Probability = Annotated[float, Field(ge=0, le=1, strict=True)]
+ExampleRule = Literal["prototype", "nearest", "blend"]
 
 
 def split_labels(labels: str | list[str]) -> list[str]:
@@ -139,6 +148,7 @@ class Label:
     name: str
     descriptions: tuple[str, ...] = ()  # go into the template instead of the name
     hypotheses: tuple[str, ...] = ()  # whole hypotheses, no template
+    examples: tuple[str, ...] = ()  # texts that belong to it (embedding models)
 
     def hypotheses_for(self, template: str) -> tuple[str, ...]:
         if self.hypotheses:
@@ -172,6 +182,13 @@ class LabelObject(BaseModel):
         examples=["The customer asks about money."],
         json_schema_extra=schema_rules(phrasing_rules, phrasings_rules, phrasing_rules),
     )
+    examples: list[StrictStr] | None = Field(
+        default=None,
+        description="Texts that belong to this label (embedding models; an NLI model answers 422): encoded as "
+        "texts and joined with the label's wording by `example_rule`.",
+        examples=[["I was charged twice", "where is my refund?"]],
+        json_schema_extra=schema_rules(array=examples_rules, item=example_rules),
+    )
 
     @field_validator("description", "hypothesis")
     @classmethod
@@ -197,6 +214,29 @@ class LabelObject(BaseModel):
             out.append(item)
         return out
 
+    @field_validator("examples")
+    @classmethod
+    def _examples(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        s = settings()
+        if not value:
+            raise ValueError("examples is an empty list: give at least one example text, or leave it out")
+        if len(value) > s.max_examples_per_label:
+            raise ValueError(
+                f"{len(value)} examples; the limit is {s.max_examples_per_label} per label (ZSC_MAX_EXAMPLES_PER_LABEL)"
+            )
+        out = []
+        for i, raw in enumerate(value):
+            if not raw.strip():
+                raise ValueError(f"example {i} is empty: write the text, or leave it out")
+            if len(raw) > s.max_example_chars:
+                raise ValueError(
+                    f"example {i} has {len(raw)} characters; the limit is {s.max_example_chars} (ZSC_MAX_EXAMPLE_CHARS)"
+                )
+            out.append(raw.strip())
+        return out
+
     @model_validator(mode="after")
     def _one_wording(self) -> LabelObject:
         if self.description is not None and self.hypothesis is not None:
@@ -204,7 +244,9 @@ class LabelObject(BaseModel):
         return self
 
     def label(self) -> Label:
-        return Label(self.name.strip(), tuple(self.description or ()), tuple(self.hypothesis or ()))
+        return Label(
+            self.name.strip(), tuple(self.description or ()), tuple(self.hypothesis or ()), tuple(self.examples or ())
+        )
 
 
 class ClassifyRequest(BaseModel):
@@ -277,6 +319,17 @@ class ClassifyRequest(BaseModel):
         "reaches it, else null; multi-label, every label at or above it. Default: the top label / 0.5.",
     )
     top_k: StrictInt | None = Field(default=None, ge=1, description="Return only the k best labels.")
+    example_rule: ExampleRule | None = Field(
+        default=None,
+        description="How a label's examples join its wording (embedding models): the text's similarity to their "
+        "mean (prototype), to the closest one (nearest), or the prototype blended with the wording (blend). "
+        "Default: the label set's, else the model's (GET /models).",
+    )
+    example_weight: Probability | None = Field(
+        default=None,
+        description="With blend: the wording's share in [0, 1] (0 = the prototype alone). Default: the label "
+        "set's, else the model's.",
+    )
 
     @field_validator("text")
     @classmethod
@@ -345,9 +398,14 @@ class ClassifyRequest(BaseModel):
             if name in seen:
                 return f"label {name!r} appears twice: labels must be unique"
             seen.add(name)
-        limit = settings().max_pairs_per_request
-        if self.pairs > limit:
-            return f"{self.pairs} pairs; the limit is {limit} (ZSC_MAX_PAIRS_PER_REQUEST)"
+        s = settings()
+        if self.example_count > s.max_examples_per_request:
+            return (
+                f"{self.example_count} example texts; the limit is {s.max_examples_per_request} "
+                "(ZSC_MAX_EXAMPLES_PER_REQUEST)"
+            )
+        if self.pairs > s.max_pairs_per_request:
+            return f"{self.pairs} pairs; the limit is {s.max_pairs_per_request} (ZSC_MAX_PAIRS_PER_REQUEST)"
         return None
 
     @property
@@ -361,10 +419,15 @@ class ClassifyRequest(BaseModel):
 
     @property
     def pairs(self) -> int:
-        """(text, phrasing) pairs before the text is split into windows (0 until a label set is resolved)."""
+        """(text, phrasing) pairs before the text is split into windows, each example text one more (0 until
+        a label set is resolved)."""
         if self.labels is None:
             return 0
-        return sum(max(1, len(x.descriptions) + len(x.hypotheses)) for x in self.label_list)
+        return sum(max(1, len(x.descriptions) + len(x.hypotheses)) + len(x.examples) for x in self.label_list)
+
+    @property
+    def example_count(self) -> int:
+        return 0 if self.labels is None else sum(len(x.examples) for x in self.label_list)
 
 
 class ClassifyBatchRequest(BaseModel):

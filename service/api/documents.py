@@ -15,6 +15,9 @@ class LabelSetSummary(BaseModel):
     multi_label: bool | None
     threshold: float | None
     thresholds: dict[str, float]
+    examples: int = Field(description="Example texts its labels carry, in all.")
+    example_rule: str | None = Field(description="How its labels' examples join their wording (null: the model's).")
+    example_weight: float | None
     model: str | None
     revision: str | None
     matches_model: bool = Field(description="False when the set was tuned on another model or revision.")
@@ -34,6 +37,8 @@ class ModelSummary(BaseModel):
     revision: str
     state: str = Field(description="ready")
     memory_mb: float = Field(description="Resident memory its loading added to the replica.")
+    example_rule: str | None = Field(description="Embedding models: how label examples join the wording by default.")
+    example_weight: float | None = Field(description="Embedding models: the wording's share in a blend by default.")
 
 
 class ServedModels(BaseModel):

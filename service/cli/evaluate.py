@@ -30,6 +30,12 @@ def add_parsers(sub) -> None:
     tu.add_argument("--tune-share", type=float, default=0.5, help="share of the data to tune on (the rest is held out)")
     tu.add_argument("--metric", choices=["macro_f1", "accuracy"], default="macro_f1")
     tu.add_argument("--target-precision", type=float, help="fit the threshold for this precision (else best macro-F1)")
+    tu.add_argument("--examples", type=int, default=0, metavar="K",
+                    help="embedding models: give each label up to K example texts drawn from the tuning part "
+                    "(never scored), and choose how they join the wording")  # fmt: skip
+    tu.add_argument(
+        "--examples-file", type=Path, help="YAML/JSON: {label: [example text, ...]} instead of drawing them"
+    )
     tu.add_argument("--name", help="label set name (default: from the data file)")
     tu.add_argument("--out", type=Path, default=Path("tuning"), help="where ranking.md/json and the label set go")
     tu.set_defaults(func=_tune)
@@ -55,6 +61,9 @@ def _data_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--concurrency", type=int, default=4, help="calls in flight")
     p.add_argument("--batch-size", type=int, default=32, help="items per /classify_batch call")
+    p.add_argument(
+        "--max-pairs", type=int, default=4096, help="the service's ZSC_MAX_PAIRS_PER_REQUEST: calls stay under it"
+    )
 
 
 def _read(args: argparse.Namespace):
@@ -100,7 +109,7 @@ def _read_or_report(args: argparse.Namespace):
 def _remote(args: argparse.Namespace):
     from service.quality.evaluation import Remote
 
-    return Remote(args.url, args.concurrency, args.batch_size, progress=not args.quiet)
+    return Remote(args.url, args.concurrency, args.batch_size, max_pairs=args.max_pairs, progress=not args.quiet)
 
 
 def _load_structured(path: Path) -> Any:
@@ -180,7 +189,7 @@ def _tune(args: argparse.Namespace) -> int:
     from service.pipeline.label_sets import dump
     from service.quality.evaluation import RemoteError
     from service.quality.labelled import stratified_split
-    from service.quality.tuning import TEMPLATES, label_set, tune
+    from service.quality.tuning import TEMPLATES, draw_examples, label_set, tune
 
     data = _read_or_report(args)
     if data is None:
@@ -193,11 +202,20 @@ def _tune(args: argparse.Namespace) -> int:
     raw = (_load_structured(args.phrasings) or {}) if args.phrasings else {}
     phrasings = {k: [v] if isinstance(v, str) else list(v) for k, v in raw.items()}
     tuning_part, held_out = stratified_split(data, args.tune_share, args.seed)
+    examples = None
+    if args.examples_file:
+        raw = _load_structured(args.examples_file) or {}
+        examples = {k: [v] if isinstance(v, str) else list(v) for k, v in raw.items() if k in data.classes}
+        if args.examples:
+            examples = {k: v[: args.examples] for k, v in examples.items()}
+    elif args.examples > 0:
+        examples, tuning_part = draw_examples(tuning_part, args.examples, args.seed)
     say = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     try:
         result, combo = tune(
-            _remote(args), tuning_part, held_out, templates, phrasings, args.metric, args.target_precision, say
-        )
+            _remote(args), tuning_part, held_out, templates, phrasings, args.metric, args.target_precision, say,
+            examples,
+        )  # fmt: skip
     except RemoteError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -211,15 +229,19 @@ def _tune(args: argparse.Namespace) -> int:
         "language": language,
         "seed": args.seed,
         "tune_share": args.tune_share,
+        "examples": args.examples or None,
+        "examples_file": str(args.examples_file) if args.examples_file else None,
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
     (args.out / "ranking.json").write_text(json.dumps({**meta, **result.as_dict()}, indent=2, ensure_ascii=False))
     (args.out / "ranking.md").write_text(ranking_markdown(result, args.metric, meta))
-    path = dump(label_set(name, result, combo, data, phrasings, meta), args.out / f"{name}.yaml")
+    path = dump(label_set(name, result, combo, data, phrasings, meta, examples), args.out / f"{name}.yaml")
     best = result.best
     print(
         f"best: {combo.describe()}: held-out {args.metric} {best['held_out'][args.metric]:.3f} "
-        f"(tuning {best['tuning'][args.metric]:.3f}; plain names with the model's template: "
+        f"(tuning {best['tuning'][args.metric]:.3f}; "
+        + (f"the same without examples: {best['held_out_without_examples'][args.metric]:.3f}; " if examples else "")
+        + "plain names with the model's template: "
         f"{result.baseline['held_out'][args.metric]:.3f}); threshold {result.describe_threshold()}; "
         f"wrote {args.out / 'ranking.md'}, {path}"
     )
@@ -235,17 +257,26 @@ def ranking_markdown(result, metric: str, meta: dict) -> str:
         f"{meta['seed']}); ranked by {metric} on the tuning part; {result.seconds:.0f} s.",
         "",
         f"**Result (held out): {metric} {best['held_out'][metric]:.3f}** with template "
-        f"`{best['template'] or 'the model default'}` and {best['strategy']}; the plain default (bare names, "
-        f"the model's template) scores {result.baseline['held_out'][metric]:.3f} on the same held-out items.",
+        f"`{best['template'] or 'the model default'}` and {best['strategy']}"
+        + (
+            f", {best['examples']['texts']} examples for {best['examples']['labels']} labels (at most "
+            f"{best['examples']['most_per_label']} each) joined by {best['examples']['rule']} (weight "
+            f"{best['examples']['weight']:g}); without the examples {best['held_out_without_examples'][metric]:.3f}"
+            if best.get("examples")
+            else ""
+        )
+        + f"; the plain default (bare names, the model's template) scores {result.baseline['held_out'][metric]:.3f} "
+        "on the same held-out items.",
         "",
         f"Threshold: {result.describe_threshold()}",
         "",
-        f"| rank | template | phrasing | {metric} (tuning) | accuracy | macro-F1 |",
-        "|---|---|---|---|---|---|",
+        f"| rank | template | phrasing | examples | {metric} (tuning) | accuracy | macro-F1 |",
+        "|---|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {i} | `{r['template'] or '(model default)'}` | {r['strategy']} | {r[metric]:.3f} | {r['accuracy']:.3f} | "
-        f"{r['macro_f1']:.3f} |"
+        f"| {i} | `{r['template'] or '(model default)'}` | {r['strategy']} | "
+        f"{(r['examples']['rule'] + ' ' + format(r['examples']['weight'], 'g')) if r.get('examples') else '-'} | "
+        f"{r[metric]:.3f} | {r['accuracy']:.3f} | {r['macro_f1']:.3f} |"
         for i, r in enumerate(result.ranking, start=1)
     ]
     return "\n".join(lines) + "\n"

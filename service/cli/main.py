@@ -18,7 +18,7 @@ def _import(args: argparse.Namespace) -> int:
 
     # the options named as ImportOptions' fields, plus those the command line says another way
     same = ("name", "kind", "entailment_index", "contradiction_index", "template", "max_length", "revision", "offline")
-    same += ("text_prefix", "label_prefix", "logit_scale", "multi_label_bias")
+    same += ("text_prefix", "label_prefix", "logit_scale", "multi_label_bias", "example_shift")
     languages = tuple(x.strip() for x in args.languages.split(",") if x.strip()) if args.languages is not None else None
     opts = ImportOptions(
         **{f: getattr(args, f) for f in same},
@@ -93,6 +93,11 @@ def main(argv: list[str] | None = None) -> int:
     imp.add_argument("--logit-scale", type=float, help="embedding models: score = softmax(scale x cosine)")
     imp.add_argument(
         "--multi-label-bias", type=float, help="embedding models: multi-label score = sigmoid(scale x (cosine - bias))"
+    )
+    imp.add_argument(
+        "--example-shift",
+        type=float,
+        help="embedding models: taken off a text's cosine to a label's examples (text-to-text cosines sit higher)",
     )
     imp.add_argument(
         "--languages", help="ISO 639-1 codes the model covers, comma-separated (default: known/model card)"

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 Kind = Literal["nli", "embedding"]
+EXAMPLE_RULES = ("prototype", "nearest", "blend")
 
 # Templates: transformers' pipeline uses "This example is {}.", ModelScope's uses the bare label "{}".
 DEFAULT_NLI_TEMPLATE = "This example is {}."
@@ -34,6 +35,13 @@ class ModelSpec:
     normalize: bool = True
     # ISO 639-1 codes of the languages the model was trained for; empty = not known
     languages: tuple[str, ...] = ()
+    # embedding: how a label's example texts join its wording (core.scoring.example_evidence): the rule
+    # (prototype | nearest | blend) and the wording's weight in a blend are a request's or label set's
+    # defaults; the shift puts text-to-text cosines on the text-to-label scale when only one label has
+    # examples (with two or more it is measured on the request itself)
+    example_rule: str = "blend"
+    example_weight: float = 0.2
+    example_shift: float = 0.0
 
     def __post_init__(self) -> None:
         if self.kind not in ("nli", "embedding"):
@@ -48,6 +56,10 @@ class ModelSpec:
             raise ValueError("only mean pooling with L2 normalisation is implemented (pooling=mean, normalize=true)")
         if self.logit_scale <= 0:
             raise ValueError("logit_scale must be positive")
+        if self.example_rule not in EXAMPLE_RULES:
+            raise ValueError(f"example_rule must be one of {', '.join(EXAMPLE_RULES)}, got {self.example_rule!r}")
+        if not 0.0 <= self.example_weight <= 1.0:
+            raise ValueError("example_weight must be in [0, 1]")
 
     def to_metadata(self) -> dict[str, Any]:
         out = {k: v for k, v in asdict(self).items() if v is not None}

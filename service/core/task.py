@@ -18,7 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from service.core.model_spec import ModelSpec
-from service.core.scoring import aggregate, embedding_finish, nli_finish, nli_label_evidence, prompt_ensemble
+from service.core.scoring import (
+    aggregate,
+    embedding_finish,
+    example_evidence,
+    nli_finish,
+    nli_label_evidence,
+    prompt_ensemble,
+)
 
 Seq = tuple[str, str | None]
 
@@ -31,6 +38,10 @@ class Task:
     hypotheses: tuple[tuple[str, ...], ...]
     multi_label: bool = False
     aggregation: str = "max"  # over windows: max | mean
+    # per label, its example texts (embedding models; empty: the wording alone), and how they join it
+    examples: tuple[tuple[str, ...], ...] = ()
+    example_rule: str = "blend"
+    example_weight: float = 0.2
 
     @classmethod
     def of(cls, text: str, labels: Iterable[str], template: str, multi_label: bool = False) -> Task:
@@ -45,11 +56,13 @@ class Task:
 
 def sequences_for(spec: ModelSpec, task: Task) -> list[Seq]:
     """The model inputs one task needs, in the order ``score`` expects them. An embedding model's inputs
-    carry its prefixes (e5: "query: " before the text, "passage: " before each label hypothesis)."""
+    carry its prefixes (e5: "query: " before the text, "passage: " before each label hypothesis); a label's
+    examples are texts, so they get the text's prefix, and come last."""
     if spec.kind == "nli":
+        if any(task.examples):
+            raise ValueError("examples need an embedding model")
         return [(text, h) for text in task.texts for hyps in task.hypotheses for h in hyps]
-    hypotheses = [(spec.label_prefix + h, None) for hyps in task.hypotheses for h in hyps]
-    return [*((spec.text_prefix + text, None) for text in task.texts), *hypotheses]
+    return [*text_sequences(spec, task), *label_sequences(spec, task)]
 
 
 def _groups(rows: np.ndarray, sizes: Sequence[int]) -> list[np.ndarray]:
@@ -69,7 +82,68 @@ def score(spec: ModelSpec, task: Task, rows: np.ndarray) -> list[float]:
             ]
         )
         return nli_finish(aggregate(evidence, task.aggregation), task.pairwise).tolist()
-    labels = np.stack([prompt_ensemble(g) for g in _groups(np.asarray(rows[windows:]), sizes)])
-    cos = np.asarray(rows[:windows], dtype=np.float64) @ labels.T  # [windows, labels]
+    rows = np.asarray(rows)
+    return score_texts(spec, task, rows[:windows], label_side(task, rows[windows:]))
+
+
+@dataclass(frozen=True)
+class LabelSide:
+    """What an embedding task's labels contribute, computed once from their rows: it depends on the
+    labels' wording, examples and rule only, never on the text, so a label set reuses it (the scorer keeps
+    it per label signature)."""
+
+    wording: np.ndarray  # [labels, dim]: each label's phrasings' normalised mean
+    have: tuple[int, ...] = ()  # the labels with examples
+    vectors: tuple[np.ndarray, ...] = ()  # per label in ``have``: [1, dim] prototype, or [k, dim] (nearest)
+
+    @property
+    def nbytes(self) -> int:
+        return self.wording.nbytes + sum(v.nbytes for v in self.vectors)
+
+
+def label_sequences(spec: ModelSpec, task: Task) -> list[Seq]:
+    """An embedding task's label inputs, in ``label_side``'s order: every phrasing, then every example."""
+    hypotheses = [(spec.label_prefix + h, None) for hyps in task.hypotheses for h in hyps]
+    return [*hypotheses, *((spec.text_prefix + e, None) for label in task.examples for e in label)]
+
+
+def text_sequences(spec: ModelSpec, task: Task) -> list[Seq]:
+    return [(spec.text_prefix + text, None) for text in task.texts]
+
+
+def label_signature(task: Task) -> tuple:
+    """What ``label_side`` depends on (a label set's strings are the same objects every time: cheap)."""
+    return task.hypotheses, task.examples, task.example_rule
+
+
+def label_side(task: Task, rows: np.ndarray) -> LabelSide:
+    sizes = [len(h) for h in task.hypotheses]
+    rows = np.asarray(rows, dtype=np.float64)
+    wording = np.stack([prompt_ensemble(g) for g in _groups(rows[: sum(sizes)], sizes)])
+    if not any(task.examples):
+        return LabelSide(wording)
+    counts = [len(e) for e in task.examples]
+    have = tuple(i for i, n in enumerate(counts) if n)
+    groups = _groups(rows[sum(sizes) :], counts)
+    if task.example_rule == "nearest":
+        vectors = tuple(groups[i] for i in have)
+    else:
+        vectors = tuple(prompt_ensemble(groups[i])[None, :] for i in have)
+    return LabelSide(wording, have, vectors)
+
+
+def score_texts(spec: ModelSpec, task: Task, text_rows: np.ndarray, side: LabelSide) -> list[float]:
+    """An embedding task's scores in label order from its text rows (one per window) and its label side."""
+    text = np.asarray(text_rows, dtype=np.float64)
+    cos = text @ side.wording.T  # [windows, labels]
+    if side.have:
+        have = list(side.have)
+        if task.example_rule == "nearest":
+            similarity = np.stack([(text @ v.T).max(axis=1) for v in side.vectors], axis=1)
+        else:
+            similarity = text @ np.concatenate(side.vectors).T  # one prototype per label
+        cos[:, have] = example_evidence(
+            similarity, cos[:, have], task.example_rule, task.example_weight, spec.example_shift
+        )
     scores = embedding_finish(aggregate(cos, task.aggregation), spec.logit_scale, spec.multi_label_bias, task.pairwise)
     return scores.tolist()

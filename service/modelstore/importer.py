@@ -77,6 +77,7 @@ class ImportOptions:
     label_prefix: str | None = None
     logit_scale: float | None = None
     multi_label_bias: float | None = None
+    example_shift: float | None = None
     languages: tuple[str, ...] | None = None
 
 
@@ -333,6 +334,7 @@ def prepare(
             "label_prefix": _first(opts.label_prefix, facts.label_prefix),
             "logit_scale": _first(opts.logit_scale, facts.logit_scale, ModelSpec.logit_scale),
             "multi_label_bias": _first(opts.multi_label_bias, facts.multi_label_bias, ModelSpec.multi_label_bias),
+            "example_shift": _first(opts.example_shift, facts.example_shift, ModelSpec.example_shift),
         }
     spec = ModelSpec(
         kind=kind,

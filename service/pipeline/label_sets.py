@@ -10,10 +10,13 @@ by the service from ``ZSC_LABEL_SETS`` (a directory; a ConfigMap on Kubernetes) 
         description: payments, refunds and invoices
       - name: shipping
         description: [delivery, where a parcel is]
-      - praise
+      - name: praise
+        examples: ["thank you, it arrived early", "great service"]   # texts that belong to it (embedding models)
     multi_label: false
     threshold: 0.45          # single-label: abstain under it
     thresholds: {}           # multi-label: per label
+    example_rule: blend      # how examples join the wording (prototype | nearest | blend), and the
+    example_weight: 0.2      # wording's share in a blend: zsc tune --examples picks them
     model: multilingual-e5-small
     revision: sha256:43553a7616af57f4
     tuning: {...}            # where the values came from (zsc tune), free-form
@@ -40,7 +43,7 @@ from pydantic import (
     field_validator,
 )
 
-from service.api.classify import AnswerWarning, ClassifyRequest, LabelObject, Probability
+from service.api.classify import AnswerWarning, ClassifyRequest, ExampleRule, LabelObject, Probability
 from service.api.validation import first_problem
 from service.errors import LabelSetNotFound
 
@@ -58,6 +61,8 @@ class LabelSet(BaseModel):
     multi_label: StrictBool | None = None
     threshold: Probability | None = None
     thresholds: dict[str, Probability] = Field(default_factory=dict)
+    example_rule: ExampleRule | None = None  # how its labels' examples join their wording (zsc tune's pick)
+    example_weight: Probability | None = None
     model: StrictStr | None = None
     revision: StrictStr | None = None
     tuning: dict[str, Any] | None = None
@@ -77,7 +82,7 @@ class LabelSet(BaseModel):
     def defaults(self) -> dict[str, Any]:
         """The request fields this set gives (validated when it was loaded), as the request holds them."""
         out: dict[str, Any] = {"labels": list(self.labels)}
-        for key in ("hypothesis_template", "multi_label", "threshold"):
+        for key in ("hypothesis_template", "multi_label", "threshold", "example_rule", "example_weight"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         return out
@@ -95,6 +100,9 @@ class LabelSet(BaseModel):
             "multi_label": self.multi_label,
             "threshold": self.threshold,
             "thresholds": self.thresholds,
+            "examples": sum(len(x.examples or ()) for x in self.labels if isinstance(x, LabelObject)),
+            "example_rule": self.example_rule,
+            "example_weight": self.example_weight,
             "model": self.model,
             "revision": self.revision,
             "matches_model": self.matches(model, revision),
@@ -175,7 +183,7 @@ def load_dir(directory: str | Path) -> dict[str, LabelSet]:
 
 def _compact(label: dict[str, Any]) -> dict[str, Any]:
     """One phrasing written as a string, not a one-item list: the file is read by people."""
-    return {k: v[0] if isinstance(v, list) and len(v) == 1 else v for k, v in label.items()}
+    return {k: v[0] if isinstance(v, list) and len(v) == 1 and k != "examples" else v for k, v in label.items()}
 
 
 def dump(label_set: LabelSet, path: Path) -> Path:

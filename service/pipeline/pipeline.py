@@ -45,6 +45,7 @@ class Answers:
 class Limits:
     max_windows: int  # ZSC_MAX_WINDOWS
     max_pairs: int  # ZSC_MAX_PAIRS_PER_REQUEST
+    max_examples: int = 1024  # ZSC_MAX_EXAMPLES_PER_REQUEST
 
 
 class Pipeline:
@@ -127,7 +128,9 @@ class Pipeline:
 
     def _prepare_call(self, resolved: Sequence[Resolved]) -> list[PreparedRequest]:
         limits = self.limits
-        return prepare_call(resolved, self.spec, self.tokenizer, limits.max_windows, limits.max_pairs)
+        return prepare_call(
+            resolved, self.spec, self.tokenizer, limits.max_windows, limits.max_pairs, limits.max_examples
+        )
 
     def _resolved(self, request: ClassifyRequest | Resolved, job: bool) -> Resolved | ServiceError:
         if isinstance(request, Resolved):

@@ -36,7 +36,8 @@ class PreparedRequest:
 
     @property
     def pairs(self) -> int:
-        return len(self.task.texts) * sum(len(h) for h in self.task.hypotheses)
+        """(window, phrasing) pairs, and its example texts."""
+        return len(self.task.texts) * sum(len(h) for h in self.task.hypotheses) + sum(map(len, self.task.examples))
 
 
 def needs_tokenizer(request: ClassifyRequest, spec: ModelSpec, tokenizer: Tokenizer) -> bool:
@@ -62,13 +63,33 @@ def prepare(request: ClassifyRequest, spec: ModelSpec, tokenizer: Tokenizer, max
     warnings = []
     if problem := mismatch(request.text, spec.languages):
         warnings.append(AnswerWarning(code="language_mismatch", message=problem))
-    task = Task(fitted.texts, hypotheses, request.multi_label, request.chunk_aggregation)
+    examples = tuple(label.examples for label in labels)
+    if any(examples) and spec.kind == "nli":
+        raise UnprocessableRequest(
+            "label examples need an embedding model: an NLI cross-encoder scores (text, hypothesis) pairs and has "
+            "no place for example texts; leave the examples out, or send the request to an embedding model "
+            "(`model`: GET /models gives each model's kind)"
+        )
+    task = Task(
+        fitted.texts,
+        hypotheses,
+        request.multi_label,
+        request.chunk_aggregation,
+        examples if any(examples) else (),
+        request.example_rule or spec.example_rule,
+        spec.example_weight if request.example_weight is None else request.example_weight,
+    )
     names = [label.name for label in labels]
     return PreparedRequest(request, task, names, fitted.truncated, len(fitted.texts), warnings)
 
 
 def prepare_call(
-    resolved: Sequence[Resolved], spec: ModelSpec, tokenizer: Tokenizer, max_windows: int, max_pairs: int
+    resolved: Sequence[Resolved],
+    spec: ModelSpec,
+    tokenizer: Tokenizer,
+    max_windows: int,
+    max_pairs: int,
+    max_examples: int = 1024,
 ) -> list[PreparedRequest]:
     """Every request of one call (a /classify_batch call is one; each job item is one on its own); stops at
     the first one that breaks a limit, so a hostile call costs little (the pairs before windows are counted
@@ -80,13 +101,21 @@ def prepare_call(
     for i, r in enumerate(resolved):
         if problem := r.request.rule_broken():
             raise UnprocessableRequest(f"{where(i)}{problem}")
-    before = sum(r.request.pairs for r in resolved)
-    if before > max_pairs:
+    # a batch whose items share their labels' examples (a label set, a tuning run) computes each example
+    # once: the call is charged its distinct example texts, on top of its (text, phrasing) pairs
+    examples = len({e for r in resolved for label in _labels(r) for e in label.examples})
+    if examples > max_examples:
         raise UnprocessableRequest(
-            f"{before} (text, phrasing) pairs in total; the limit is {max_pairs} (ZSC_MAX_PAIRS_PER_REQUEST): "
+            f"{examples} example texts in total; the limit is {max_examples} (ZSC_MAX_EXAMPLES_PER_REQUEST): "
             "split the call"
         )
-    out, pairs = [], 0
+    before = sum(r.request.pairs - r.request.example_count for r in resolved) + examples
+    if before > max_pairs:
+        raise UnprocessableRequest(
+            f"{before} (text, phrasing) pairs{' and example texts' if examples else ''} in total; the limit is "
+            f"{max_pairs} (ZSC_MAX_PAIRS_PER_REQUEST): split the call"
+        )
+    out, pairs = [], examples
     for i, r in enumerate(resolved):
         try:
             prepared = prepare(r.request, spec, tokenizer, max_windows)
@@ -94,7 +123,7 @@ def prepare_call(
             raise UnprocessableRequest(f"{where(i)}{exc}") from None
         prepared.thresholds = r.thresholds
         prepared.warnings = r.warnings + prepared.warnings
-        pairs += prepared.pairs
+        pairs += prepared.pairs - sum(map(len, prepared.task.examples))
         if pairs > max_pairs:
             raise UnprocessableRequest(
                 f"{where(i)}the call needs {pairs}+ (text window, phrasing) pairs; the limit is {max_pairs} "
@@ -102,6 +131,10 @@ def prepare_call(
             )
         out.append(prepared)
     return out
+
+
+def _labels(r: Resolved):
+    return r.request.label_list if r.request.labels is not None else ()
 
 
 def _longest_hypothesis(request: ClassifyRequest, spec: ModelSpec) -> int:

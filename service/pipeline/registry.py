@@ -47,6 +47,8 @@ class ServedModel:
             "revision": self.spec.revision,
             "state": "ready",
             "memory_mb": round(self.memory_mb, 1),
+            "example_rule": self.spec.example_rule if self.spec.kind == "embedding" else None,
+            "example_weight": self.spec.example_weight if self.spec.kind == "embedding" else None,
         }
 
 

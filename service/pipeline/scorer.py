@@ -7,17 +7,54 @@ No BentoML here: the batcher is given as ``submit`` (an async callable: sequence
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from service.core.model_spec import ModelSpec
-from service.core.task import Seq, Task, score, sequences_for
+from service.core.task import (
+    LabelSide,
+    Seq,
+    Task,
+    label_side,
+    label_signature,
+    score,
+    score_texts,
+    sequences_for,
+    text_sequences,
+)
 from service.obs import metrics
 from service.obs.request_context import count_pairs
 from service.obs.tracing import tracer
 from service.pipeline.cache import LocalTier, RedisTier, RedisUnavailable, cache_key
+
+
+class LabelSides:
+    """The label sides of recent label signatures (an embedding model's): a label set, or labels a client
+    sends again and again, then costs one matrix product per text instead of a cache lookup per phrasing
+    and example and their means. LRU, bounded by bytes; one model revision per scorer, so never stale."""
+
+    def __init__(self, max_bytes: int = 64 * 2**20) -> None:
+        self.max_bytes = max_bytes
+        self._data: OrderedDict[tuple, LabelSide] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, signature: tuple) -> LabelSide | None:
+        side = self._data.get(signature)
+        if side is not None:
+            self._data.move_to_end(signature)
+        return side
+
+    def put(self, signature: tuple, side: LabelSide) -> None:
+        if side.nbytes > self.max_bytes or signature in self._data:
+            return
+        self._data[signature] = side
+        self._bytes += side.nbytes
+        while self._bytes > self.max_bytes:
+            _, old = self._data.popitem(last=False)
+            self._bytes -= old.nbytes
 
 
 @dataclass
@@ -44,20 +81,23 @@ class CachedScorer:
         self.redis = redis
         self.prefix = prefix
         self.row_width = row_width
+        self.sides = LabelSides()
 
     def _key(self, seq: Seq) -> str:
         return cache_key(self.prefix, self.spec.revision, self.spec.kind, seq)
 
     async def scores(self, tasks: Sequence[Task]) -> list[Scored]:
-        plans: list[list[str]] = []
+        plans: list[tuple[list[str], LabelSide | None]] = []
         seq_of: dict[str, Seq] = {}
         label_keys: set[str] = set()
+        embedding = self.spec.kind == "embedding"
         for task in tasks:
-            seqs = sequences_for(self.spec, task)
+            side = self.sides.get(label_signature(task)) if embedding else None
+            seqs = text_sequences(self.spec, task) if side is not None else sequences_for(self.spec, task)
             keys = [self._key(s) for s in seqs]
-            plans.append(keys)
+            plans.append((keys, side))
             seq_of.update(zip(keys, seqs))
-            if self.spec.kind == "embedding":
+            if embedding and side is None:
                 label_keys.update(keys[len(task.texts) :])  # after the text (or its windows)
         keys = list(seq_of)
         count_pairs(sum(len(t.texts) * sum(len(h) for h in t.hypotheses) for t in tasks))
@@ -82,11 +122,20 @@ class CachedScorer:
                 self.redis.put_many_later(fresh, on_error=lambda exc: metrics.cache_error("redis", "write"))
         computed_set = set(computed)
         out = []
-        for task, plan in zip(tasks, plans):
+        for task, (plan, side) in zip(tasks, plans):
             fresh_count = sum(k in computed_set for k in plan)
-            status = "hit" if fresh_count == 0 else "miss" if fresh_count == len(plan) else "partial"
+            everything = fresh_count == len(plan) and side is None  # a remembered label side was cached
+            status = "hit" if fresh_count == 0 else "miss" if everything else "partial"
             metrics.cache_response(status)
-            out.append(Scored(score(self.spec, task, np.stack([rows[k] for k in plan])), status))
+            block = np.stack([rows[k] for k in plan])
+            if not embedding:
+                out.append(Scored(score(self.spec, task, block), status))
+                continue
+            windows = len(task.texts)
+            if side is None:
+                side = label_side(task, block[windows:])
+                self.sides.put(label_signature(task), side)
+            out.append(Scored(score_texts(self.spec, task, block[:windows], side), status))
         return out
 
     async def _from_redis(self, missing: list[str], rows: dict, label_keys: set[str]) -> None:

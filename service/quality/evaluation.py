@@ -33,6 +33,7 @@ class Remote:
     batch_size: int = 32
     timeout_s: float = 120
     retries: int = 5
+    max_pairs: int = 4096  # the service's ZSC_MAX_PAIRS_PER_REQUEST: a call is cut to stay under it
     progress: bool = True
     pairs_sent: int = 0
     seconds: float = 0.0
@@ -44,11 +45,30 @@ class Remote:
         self.seconds += time.perf_counter() - t0
         return out
 
+    def _chunks(self, bodies: list[dict]) -> list[list[dict]]:
+        """Calls of at most ``batch_size`` items and ``max_pairs`` pairs, as the service counts them: per
+        item its labels' phrasings, and the call's distinct example texts once."""
+        chunks: list[list[dict]] = []
+        chunk: list[dict] = []
+        pairs, examples = 0, set()
+        for body in bodies:
+            labels = body.get("labels") or []
+            own = sum(_phrasings(x) for x in labels) if isinstance(labels, list) else len(labels.split(","))
+            new = {e for x in labels if isinstance(x, dict) for e in x.get("examples") or ()} - examples
+            if chunk and (len(chunk) >= self.batch_size or pairs + own + len(new) > self.max_pairs):
+                chunks.append(chunk)
+                chunk, pairs, examples = [], 0, set()
+                new = {e for x in labels if isinstance(x, dict) for e in x.get("examples") or ()}
+            chunk.append(body)
+            pairs += own + len(new)
+            examples |= new
+        return chunks + ([chunk] if chunk else [])
+
     async def _all(self, bodies: list[dict], desc: str) -> list[dict]:
         import httpx
         from tqdm import tqdm
 
-        chunks = [bodies[i : i + self.batch_size] for i in range(0, len(bodies), self.batch_size)]
+        chunks = self._chunks(bodies)
         results: list[list[dict]] = [[] for _ in chunks]
         gate = asyncio.Semaphore(self.concurrency)
         bar = tqdm(total=len(bodies), desc=desc, unit="text", disable=not self.progress, leave=False)
@@ -73,6 +93,13 @@ class Remote:
             finally:
                 bar.close()
         return [answer for chunk in results for answer in chunk]
+
+
+def _phrasings(label) -> int:
+    if not isinstance(label, dict):
+        return 1
+    wording = label.get("description") or label.get("hypothesis") or [label.get("name")]
+    return len(wording) if isinstance(wording, list) else 1
 
 
 @dataclass

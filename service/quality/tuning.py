@@ -8,17 +8,28 @@ the best one is then scored on the held-out part, which is the result reported, 
 score of the plain default (bare names, the model's template). A decision threshold is fitted on the
 tuning part: for a target precision (the lowest threshold whose answered items reach it), else the one
 with the best macro-F1; per label when multi-label. The result is written as a label set (label_sets.py).
+
+With examples (``zsc tune --examples K``, embedding models): up to K texts per label are drawn from the
+tuning part (at most all but one of a label's rows, so every label keeps one to be scored on), or read from
+a file; the rest of the tuning part (the selection part) ranks the wordings, then every example rule and
+weight (``RULES``) on the best wording, and fits the threshold on the winner. An example is never scored:
+the drawn rows leave the selection part, and the held-out part is untouched. The label set keeps the
+examples, the rule and the weight; the report gives the held-out score with and without the examples.
 """
 
 from __future__ import annotations
 
+import random
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from service.pipeline.label_sets import LabelSet
 from service.quality.evaluation import Metrics, Remote, score_multi, score_single
-from service.quality.labelled import Labelled
+from service.quality.labelled import Labelled, by_class
+
+# the rules and weights tried with examples: (example_rule, example_weight)
+RULES = (("prototype", 0.0), ("nearest", 0.0), ("blend", 0.1), ("blend", 0.2), ("blend", 0.3), ("blend", 0.5))
 
 TEMPLATES = {
     "en": ("{}", "This text is about {}.", "This example is {}.", "The topic of this text is {}."),
@@ -30,8 +41,23 @@ TEMPLATES = {
 class Combination:
     template: str | None  # None: the model's default
     strategy: str  # "names" | "phrasing <i>" | "ensemble"
+    rule: tuple[str, float] | None = None  # with examples: (example_rule, example_weight)
 
-    def labels(self, classes: list[str], phrasings: dict[str, list[str]]) -> list[str | dict]:
+    def labels(
+        self, classes: list[str], phrasings: dict[str, list[str]], examples: dict[str, list[str]] | None = None
+    ) -> list[str | dict]:
+        worded = self._worded(classes, phrasings)
+        if self.rule is None or not examples:
+            return worded
+        out: list[str | dict] = []
+        for c, label in zip(classes, worded):
+            if examples.get(c):
+                label = {"name": label} if isinstance(label, str) else dict(label)
+                label["examples"] = list(examples[c])
+            out.append(label)
+        return out
+
+    def _worded(self, classes: list[str], phrasings: dict[str, list[str]]) -> list[str | dict]:
         if self.strategy == "names":
             return list(classes)
         out: list[str | dict] = []
@@ -49,7 +75,17 @@ class Combination:
         return out
 
     def describe(self) -> str:
-        return f"template {self.template!r}, {self.strategy}" if self.template else f"model template, {self.strategy}"
+        out = f"template {self.template!r}, {self.strategy}" if self.template else f"model template, {self.strategy}"
+        if self.rule is not None:
+            out += f", examples {self.rule[0]}" + (f" {self.rule[1]:g}" if self.rule[0] == "blend" else "")
+        return out
+
+    def fields(self) -> dict[str, Any]:
+        """The request fields besides the labels."""
+        out: dict[str, Any] = {"hypothesis_template": self.template} if self.template else {}
+        if self.rule is not None:
+            out |= {"example_rule": self.rule[0], "example_weight": self.rule[1]}
+        return out
 
 
 def combinations(templates: list[str], phrasings: dict[str, list[str]]) -> list[Combination]:
@@ -65,16 +101,40 @@ class Scored:
     answers: list[dict] = field(repr=False, default_factory=list)
 
 
-def bodies(data: Labelled, combo: Combination, phrasings: dict[str, list[str]], multi_label: bool) -> list[dict]:
-    labels = combo.labels(data.classes, phrasings)
-    common: dict[str, Any] = {"labels": labels, "multi_label": multi_label}
-    if combo.template:
-        common["hypothesis_template"] = combo.template
+def bodies(
+    data: Labelled,
+    combo: Combination,
+    phrasings: dict[str, list[str]],
+    multi_label: bool,
+    examples: dict[str, list[str]] | None = None,
+) -> list[dict]:
+    common: dict[str, Any] = {"labels": combo.labels(data.classes, phrasings, examples), "multi_label": multi_label}
+    common |= combo.fields()
     return [{"text": t, **common} for t in data.texts]
 
 
-def evaluate(remote: Remote, data: Labelled, combo: Combination, phrasings: dict[str, list[str]]) -> Scored:
-    answers = remote.classify(bodies(data, combo, phrasings, data.multi_label), desc=combo.describe())
+def draw_examples(tuning: Labelled, k: int, seed: int = 7) -> tuple[dict[str, list[str]], Labelled]:
+    """Up to ``k`` example texts per label from the tuning part (at most all but one of its rows), and the
+    tuning part without them (what is scored)."""
+    rng = random.Random(seed)
+    examples: dict[str, list[str]] = {}
+    drawn: set[int] = set()
+    for label, indices in by_class(tuning).items():
+        take = rng.sample(indices, min(k, len(indices) - 1)) if len(indices) > 1 else []
+        if take:
+            examples[label] = [tuning.texts[i] for i in take]
+            drawn.update(take)
+    return examples, tuning.subset([i for i in range(len(tuning)) if i not in drawn])
+
+
+def evaluate(
+    remote: Remote,
+    data: Labelled,
+    combo: Combination,
+    phrasings: dict[str, list[str]],
+    examples: dict[str, list[str]] | None = None,
+) -> Scored:
+    answers = remote.classify(bodies(data, combo, phrasings, data.multi_label, examples), desc=combo.describe())
     if data.multi_label:
         metrics = score_multi(data.labels, [a["predicted"] or [] for a in answers], data.classes)
     else:
@@ -180,7 +240,9 @@ def tune(
     metric: str = "macro_f1",
     target_precision: float | None = None,
     say=print,
+    examples: dict[str, list[str]] | None = None,
 ) -> tuple[TuneResult, Combination]:
+    """``tuning`` is what is scored to choose (with drawn examples: the tuning part without them)."""
     t0 = time.perf_counter()
     combos = combinations(templates, phrasings)
     say(f"{len(combos)} combinations on {len(tuning)} tuning items; {len(held_out)} held out")
@@ -190,10 +252,23 @@ def tune(
         scored.append(s)
         say(f"  [{k}/{len(combos)}] {combo.describe()}: {metric} {metric_of(s.metrics, metric):.3f}")
     scored.sort(key=lambda s: metric_of(s.metrics, metric), reverse=True)
+    wording = scored[0]
+    if examples:
+        count = sum(map(len, examples.values()))
+        say(f"examples: {count} for {len(examples)} labels; {len(RULES)} rules on {wording.combination.describe()}")
+        tried = []
+        for k, rule in enumerate(RULES, start=1):
+            s = evaluate(remote, tuning, replace(wording.combination, rule=rule), phrasings, examples)
+            tried.append(s)
+            say(f"  [{k}/{len(RULES)}] {s.combination.describe()}: {metric} {metric_of(s.metrics, metric):.3f}")
+        # one ranking: the wording alone stays the answer when no rule beats it on the tuning part
+        scored = sorted(tried + scored, key=lambda s: metric_of(s.metrics, metric), reverse=True)
     best = scored[0]
     say(f"best on the tuning part: {best.combination.describe()}; scoring it on the held-out part")
-    best_held = evaluate(remote, held_out, best.combination, phrasings)
+    best_held = evaluate(remote, held_out, best.combination, phrasings, examples)
     baseline = evaluate(remote, held_out, Combination(None, "names"), phrasings)
+    with_examples = best.combination.rule is not None
+    zero_shot = evaluate(remote, held_out, wording.combination, phrasings) if with_examples else best_held
     if tuning.multi_label:
         threshold, thresholds = {}, fit_thresholds(tuning, best.answers, target_precision)
     else:
@@ -212,6 +287,7 @@ def tune(
             {
                 "template": s.combination.template,
                 "strategy": s.combination.strategy,
+                "examples": s.combination.rule and {"rule": s.combination.rule[0], "weight": s.combination.rule[1]},
                 metric: metric_of(s.metrics, metric),
                 "accuracy": s.metrics.accuracy,
                 "macro_f1": s.metrics.macro_f1,
@@ -221,8 +297,20 @@ def tune(
         best={
             "template": best.combination.template,
             "strategy": best.combination.strategy,
+            "examples": best.combination.rule
+            and {
+                "rule": best.combination.rule[0],
+                "weight": best.combination.rule[1],
+                "labels": len(examples or {}),
+                "texts": sum(map(len, (examples or {}).values())),
+                "most_per_label": max(map(len, (examples or {}).values()), default=0),
+            },
             "tuning": {"accuracy": best.metrics.accuracy, "macro_f1": best.metrics.macro_f1},
             "held_out": best_held_out,
+            "held_out_without_examples": {
+                "accuracy": zero_shot.metrics.accuracy,
+                "macro_f1": zero_shot.metrics.macro_f1,
+            },
             "held_out_at_threshold": at_threshold,
         },
         baseline={"held_out": {"accuracy": baseline.metrics.accuracy, "macro_f1": baseline.metrics.macro_f1}},
@@ -238,16 +326,24 @@ def tune(
 
 
 def label_set(
-    name: str, result: TuneResult, combo: Combination, data: Labelled, phrasings: dict[str, list[str]], meta: dict
+    name: str,
+    result: TuneResult,
+    combo: Combination,
+    data: Labelled,
+    phrasings: dict[str, list[str]],
+    meta: dict,
+    examples: dict[str, list[str]] | None = None,
 ) -> LabelSet:
-    """The tuned wording as a label set the service loads."""
+    """The tuned wording (and examples) as a label set the service loads."""
     return LabelSet.model_validate(
         {
             "name": name,
             "description": f"tuned by zsc tune on {data.source}"
             + "".join(f", {k}={v}" for k, v in (meta.get("where") or {}).items()),
-            "labels": combo.labels(data.classes, phrasings),
+            "labels": combo.labels(data.classes, phrasings, examples),
             "hypothesis_template": combo.template,
+            "example_rule": combo.rule[0] if combo.rule else None,
+            "example_weight": combo.rule[1] if combo.rule else None,
             "multi_label": data.multi_label,
             "threshold": result.threshold.get("threshold"),
             "thresholds": result.thresholds,
@@ -259,6 +355,7 @@ def label_set(
                 "tuning_items": len(result.tuning_rows),
                 "held_out_items": len(result.held_out_rows),
                 "held_out": result.best["held_out"],
+                "held_out_without_examples": result.best["held_out_without_examples"],
                 "baseline_held_out": result.baseline["held_out"],
             },
         },

@@ -176,6 +176,12 @@ def test_typed_client_label_objects_decisions_and_long_texts(default_server):
             body=ClassifyBody(text="The match report. " * 400, labels=["sports", "cooking"], truncation="chunk"),
         )
         assert long.windows > 1 and long.truncated is False
+        with_examples = [LabelObject(name="billing", examples=["charged twice", "wrong invoice"]), "shipping"]
+        body = {"text": "My card was charged twice", "labels": with_examples, "example_rule": "prototype"}
+        typed = classify.sync(client=client, body=ClassifyBody(**body))
+        raw = [{"name": "billing", "examples": ["charged twice", "wrong invoice"]}, "shipping"]
+        plain = httpx.post(f"{default_server}/classify", json={**body, "labels": raw}, timeout=60).json()
+        assert typed.labels == plain["labels"] and typed.scores == plain["scores"]
 
 
 def test_typed_client_runs_a_job_and_lists_label_sets(default_server):
@@ -204,5 +210,7 @@ def test_typed_client_runs_a_job_and_lists_label_sets(default_server):
         assert cancel_job.sync(job.id, client=client).state == "done"  # finished: cancel changes nothing
         missing = job_status.sync("nope", client=client)
         assert isinstance(missing, ErrorBody) and missing.error_type == "job_not_found"
-        [shipped] = label_sets.sync(client=client).label_sets  # the default server holds the shipped example
-        assert shipped.name == "support-intents" and shipped.matches_model
+        sets = {s.name: s for s in label_sets.sync(client=client).label_sets}  # the default server's: the shipped ones
+        shipped, with_examples = sets["support-intents"], sets["support-intents-examples"]
+        assert shipped.name == "support-intents" and shipped.matches_model and shipped.examples == 0
+        assert with_examples.name == "support-intents-examples" and with_examples.examples > 0

@@ -110,6 +110,38 @@ def test_tune_reports_the_held_out_score_of_its_choice(default_server, news, tun
     assert label_set["tuning"]["held_out"] == ranking["best"]["held_out"]
 
 
+def test_tune_with_examples_never_scores_an_example(default_server, tmp_path):
+    """--examples 2 on the support rows: the drawn examples leave the scored tuning part and never reach the
+    held-out part; the rules were ranked; the label set keeps the examples, rule and weight, and answers the
+    held-out rows as the ranking says."""
+    out = tmp_path / "tune-examples"
+    result = run_cli(
+        ["tune", str(WORKLOAD), "--where", "lang=en", "--where", "domain=support", "--url", default_server,
+         "--examples", "2", "--out", str(out), "--name", "support-k2", "--language", "en"],
+        {},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    ranking = json.loads((out / "ranking.json").read_text())
+    label_set = yaml.safe_load((out / "support-k2.yaml").read_text())
+    everything = [json.loads(line) for line in WORKLOAD.read_text().splitlines() if line]
+    support = [r for r in everything if r["lang"] == "en" and r["domain"] == "support"]
+    scored = {everything[i]["text"] for i in ranking["tuning_rows"] + ranking["held_out_rows"]}
+    tried = {x["examples"]["rule"] for x in ranking["ranking"] if x["examples"]}
+    assert tried == {"prototype", "nearest", "blend"}  # every rule was ranked
+    if label_set.get("example_rule"):  # the examples won on the tuning part
+        drawn = [e for x in label_set["labels"] if isinstance(x, dict) for e in x.get("examples", [])]
+        assert drawn and not set(drawn) & scored  # an example is never scored
+        assert len(drawn) + len(scored) == len(support)
+        assert all(len(x.get("examples", [])) <= 2 for x in label_set["labels"] if isinstance(x, dict))
+    body = {k: label_set[k] for k in ("labels", "hypothesis_template", "example_rule", "example_weight")
+            if label_set.get(k) is not None}  # fmt: skip
+    held = [everything[i] for i in ranking["held_out_rows"]]
+    predicted = [classify(default_server, text=r["text"], **body)["labels"][0] for r in held]
+    accuracy = sum(r["label"] == p for r, p in zip(held, predicted)) / len(held)
+    assert ranking["best"]["held_out"]["accuracy"] == pytest.approx(accuracy)
+    assert "held_out_without_examples" in ranking["best"] and "examples" in (out / "ranking.md").read_text()
+
+
 @pytest.fixture(scope="module")
 def with_sets(store_env, tuned, tmp_path_factory):
     out, _, _ = tuned
@@ -158,12 +190,14 @@ def test_label_sets_in_every_route(with_sets):
         "news-en": True,
         "old-model": False,
         "support-intents": True,
+        "support-intents-examples": True,
     }
     stale = classify(with_sets, text=text, label_set="old-model")
     assert [w["code"] for w in stale["warnings"]] == ["label_set_model_mismatch"]
     missing = httpx.post(f"{with_sets}/classify", json={"text": text, "label_set": "nope"})
     assert missing.status_code == 404
     assert missing.json() == {
-        "error": "unknown label set 'nope'; the service holds: news-en, old-model, support-intents",
+        "error": "unknown label set 'nope'; the service holds: news-en, old-model, support-intents, "
+        "support-intents-examples",
         "error_type": "label_set_not_found",
     }

@@ -99,6 +99,29 @@ def test_examples_render_the_api_ranking(page, server, shots, preset, shot):
     assert not page.problems
 
 
+def test_descriptions_and_examples_per_label(page, server, shots):
+    """The panel's description and examples (one per line) become the label object the API is sent."""
+    page.locator("#text").fill("I returned the jacket and still have not seen my money")
+    box = page.locator("#label-input")
+    for label in ("refund", "shipping"):
+        box.fill(label)
+        box.press("Enter")
+    page.locator("#descriptions-box summary").click()
+    page.locator("#desc-0").fill("money back for a return")
+    page.get_by_label("Examples of refund, one per line").fill("where is my refund\n\n  I want my money back  ")
+    page.get_by_label("Examples of shipping, one per line").fill("my parcel has not arrived")
+    page.get_by_role("button", name="Classify", exact=True).click()
+    shown = rendered(page)
+    expected = api(server, {"text": "I returned the jacket and still have not seen my money", "labels": [
+        {"name": "refund", "description": "money back for a return",
+         "examples": ["where is my refund", "I want my money back"]},
+        {"name": "shipping", "examples": ["my parcel has not arrived"]}]})  # fmt: skip
+    assert [name for name, _ in shown] == expected["labels"]
+    assert [score for _, score in shown] == [round(x, 4) for x in expected["scores"]]
+    page.screenshot(path=str(shots / "ui-examples.png"), full_page=True)
+    assert not page.problems
+
+
 def test_a_4xx_shows_its_message(page, shots):
     page.get_by_role("button", name="English: news").click()
     page.locator("#threshold").fill("2")

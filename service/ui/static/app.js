@@ -48,6 +48,7 @@ const PRESETS = {
 // -- labels as chips ------------------------------------------------------------------------------
 let labels = [];
 const descriptions = new Map();
+const examples = new Map(); // label -> example texts, one per line (embedding models)
 
 function addLabels(raw) {
   for (const part of raw.split(SEPARATORS)) {
@@ -60,6 +61,7 @@ function addLabels(raw) {
 function removeLabel(name) {
   labels = labels.filter((l) => l !== name);
   descriptions.delete(name);
+  examples.delete(name);
   renderChips();
 }
 
@@ -96,7 +98,14 @@ function renderDescriptions() {
     input.value = descriptions.get(name) || "";
     input.placeholder = "e.g. payments, refunds and invoices";
     input.addEventListener("input", () => descriptions.set(name, input.value));
-    row.append(label, input);
+    const texts = document.createElement("textarea");
+    texts.id = `examples-${i}`;
+    texts.rows = 2;
+    texts.value = examples.get(name) || "";
+    texts.placeholder = "examples (optional), one per line: texts that belong to this label";
+    texts.setAttribute("aria-label", `Examples of ${name}, one per line`);
+    texts.addEventListener("input", () => examples.set(name, texts.value));
+    row.append(label, input, texts);
     box.append(row);
   });
   if (!labels.length) box.textContent = "Add labels first.";
@@ -136,6 +145,7 @@ for (const button of document.querySelectorAll(".preset")) {
     $("template").value = p.template;
     labels = [];
     descriptions.clear();
+    examples.clear();
     $("label-set").value = "";
     addLabels(p.labels.join(","));
     $("text").focus();
@@ -213,7 +223,12 @@ function requestBody() {
   if (labels.length || !set) {
     body.labels = labels.map((name) => {
       const d = (descriptions.get(name) || "").trim();
-      return d ? { name, description: d } : name;
+      const e = (examples.get(name) || "").split("\n").map((x) => x.trim()).filter(Boolean);
+      if (!d && !e.length) return name;
+      const label = { name };
+      if (d) label.description = d;
+      if (e.length) label.examples = e;
+      return label;
     });
   }
   const template = $("template").value.trim();

@@ -71,3 +71,70 @@ def test_a_single_label_is_scored_on_its_own():
     rows = np.array([[0.0, 0.0, 2.0], [1.0, 0.0, 0.5]])
     got = score(NLI, Task(("t",), (("h1", "h2"),)), rows)
     assert got == pytest.approx([sigmoid(2.0 - 0.0)])  # the phrasing with the larger entailment logit
+
+
+# -- label examples (embedding models) --------------------------------------------------------------------
+def _by_hand_examples(text, labels, examples, rule, weight, shift, multi_label, how, scale=20.0, bias=0.3):
+    """Per window and label: the wording's cosine, or, for a label with examples, the rule's cosine shifted by
+    the mean excess of such labels over their wording (one such label: ``shift``) and blended, written out
+    with loops; then aggregated over windows and turned into scores."""
+    cos = np.zeros((len(text), len(labels)))
+    have = [i for i in range(len(labels)) if len(examples[i])]
+    for w, t in enumerate(text):
+        wording = [float(t @ label) for label in labels]
+        sim = {}
+        for i in have:
+            if rule == "nearest":
+                sim[i] = max(float(t @ e) for e in examples[i])
+            else:
+                mean = np.sum(examples[i], axis=0) / len(examples[i])
+                sim[i] = float(t @ (mean / np.sqrt(np.sum(mean**2))))
+        excess = sum(sim[i] - wording[i] for i in have) / len(have) if len(have) >= 2 else shift
+        for i in range(len(labels)):
+            if i not in sim:
+                cos[w, i] = wording[i]
+            elif rule == "blend":
+                cos[w, i] = (1 - weight) * (sim[i] - excess) + weight * wording[i]
+            else:
+                cos[w, i] = sim[i] - excess
+    ev = cos.max(axis=0) if how == "max" else cos.mean(axis=0)
+    if multi_label or len(labels) == 1:
+        return [1 / (1 + np.exp(-scale * (c - bias))) for c in ev]
+    e = np.exp(scale * ev - np.max(scale * ev))
+    return list(e / e.sum())
+
+
+@pytest.mark.parametrize("rule, weight", [("prototype", 0.0), ("nearest", 0.0), ("blend", 0.0), ("blend", 0.3),
+                                          ("blend", 1.0)])  # fmt: skip
+@pytest.mark.parametrize("multi_label", [False, True])
+@pytest.mark.parametrize("windows, counts", [(1, (2, 0, 3)), (2, (1, 1)), (1, (0, 0, 4)), (3, (5,)), (1, (1, 2, 0, 3))])
+def test_examples_join_the_wording_by_the_rule(rule, weight, multi_label, windows, counts):
+    spec = ModelSpec(**{**EMB.__dict__, "example_shift": 0.05})
+    rng = np.random.default_rng(len(counts) * 100 + windows * 10 + sum(counts))
+    how = "mean" if windows == 2 else "max"
+    examples = tuple(tuple(f"e{i}.{j}" for j in range(n)) for i, n in enumerate(counts))
+    task = Task(tuple(f"w{i}" for i in range(windows)), tuple((f"l{i}",) for i in range(len(counts))), multi_label,
+                how, examples, rule, weight)  # fmt: skip
+    seqs = sequences_for(spec, task)
+    assert len(seqs) == windows + len(counts) + sum(counts)
+    assert seqs[-1] == (f"query: e{len(counts) - 1}.{counts[-1] - 1}", None) or counts[-1] == 0  # a text's prefix
+    rows = unit_rows(rng, len(seqs))
+    got = score(spec, task, rows)
+    text, labels = rows[:windows], rows[windows : windows + len(counts)]
+    ex = np.split(rows[windows + len(counts) :], np.cumsum(counts)[:-1])
+    want = _by_hand_examples(text, labels, ex, rule, weight, 0.05, multi_label, how)
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    assert all(0.0 <= s <= 1.0 for s in got)
+    if not (multi_label or len(counts) == 1):
+        assert sum(got) == pytest.approx(1.0)
+
+
+def test_a_blend_of_weight_one_is_the_wording_and_no_examples_is_the_plain_case():
+    rng = np.random.default_rng(3)
+    rows = unit_rows(rng, 1 + 3 + 4)
+    plain = Task(("t",), (("a",), ("b",), ("c",)))
+    full = Task(("t",), (("a",), ("b",), ("c",)), examples=(("x", "y"), (), ("z", "v")), example_rule="blend",
+                example_weight=1.0)  # fmt: skip
+    np.testing.assert_allclose(score(EMB, full, rows), score(EMB, plain, rows[:4]), rtol=1e-12)
+    with pytest.raises(ValueError, match="embedding model"):
+        sequences_for(NLI, Task(("t",), (("a",),), examples=(("x",),)))

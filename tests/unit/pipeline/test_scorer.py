@@ -74,3 +74,28 @@ def test_label_cache_survives_text_churn(engine):
     before = len(submit.sequences)
     run(clf, [Task.of("another text", labels, "{}")])
     assert len(submit.sequences) == before + 1
+
+
+@pytest.mark.parametrize("rule", ["blend", "nearest"])
+def test_a_label_side_is_remembered_and_scores_as_computed_afresh(engine, rule):
+    """The second task with the same labels and examples sends only its text to the model, reads no label
+    row, and scores as the rows computed from scratch say."""
+    from service.core.task import score, sequences_for
+
+    clf, submit = make(engine)
+    examples = (("the final whistle", "a late goal"), (), ("stocks rallied",))
+    task = Task(("The match ended in a draw",), (("sports",), ("politics",), ("business",)), examples=examples,
+                example_rule=rule, example_weight=0.3)  # fmt: skip
+    first = run(clf, [task])[0]
+    assert first.cache == "miss" and len(submit.sequences) == 1 + 3 + 3
+    other = Task(("Shares fell after earnings",), task.hypotheses, examples=examples, example_rule=rule,
+                 example_weight=0.3)  # fmt: skip
+    looked_up, lookups = [], clf.labels.get_many
+    clf.labels.get_many = lambda keys: looked_up.extend(keys) or lookups(())  # type: ignore[method-assign]
+    second = run(clf, [other])[0]
+    clf.labels.get_many = lookups  # type: ignore[method-assign]
+    assert looked_up == []  # no label row read
+    assert second.cache == "partial" and len(submit.sequences) == 8  # the new text only
+    rows, _ = engine.encode(sequences_for(SPEC, other))
+    np.testing.assert_allclose(second.scores, score(SPEC, other, rows), atol=1e-6)
+    assert run(clf, [other])[0].cache == "hit"

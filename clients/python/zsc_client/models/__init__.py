@@ -5,9 +5,11 @@ from .classify_batch_body import ClassifyBatchBody
 from .classify_batch_result import ClassifyBatchResult
 from .classify_body import ClassifyBody
 from .classify_body_chunk_aggregation import ClassifyBodyChunkAggregation
+from .classify_body_example_rule_type_0 import ClassifyBodyExampleRuleType0
 from .classify_body_truncation import ClassifyBodyTruncation
 from .classify_request import ClassifyRequest
 from .classify_request_chunk_aggregation import ClassifyRequestChunkAggregation
+from .classify_request_example_rule_type_0 import ClassifyRequestExampleRuleType0
 from .classify_request_truncation import ClassifyRequestTruncation
 from .classify_response import ClassifyResponse
 from .classify_result import ClassifyResult
@@ -25,6 +27,7 @@ from .job_answer import JobAnswer
 from .job_item import JobItem
 from .job_item_chunk_aggregation import JobItemChunkAggregation
 from .job_item_error import JobItemError
+from .job_item_example_rule_type_0 import JobItemExampleRuleType0
 from .job_item_truncation import JobItemTruncation
 from .job_links import JobLinks
 from .job_results_format import JobResultsFormat
@@ -35,6 +38,7 @@ from .job_status_backend import JobStatusBackend
 from .job_status_state import JobStatusState
 from .job_submission import JobSubmission
 from .job_submission_chunk_aggregation_type_0 import JobSubmissionChunkAggregationType0
+from .job_submission_example_rule_type_0 import JobSubmissionExampleRuleType0
 from .job_submission_truncation_type_0 import JobSubmissionTruncationType0
 from .label_object import LabelObject
 from .label_set_summary import LabelSetSummary
@@ -52,9 +56,11 @@ __all__ = (
     "ClassifyBatchResult",
     "ClassifyBody",
     "ClassifyBodyChunkAggregation",
+    "ClassifyBodyExampleRuleType0",
     "ClassifyBodyTruncation",
     "ClassifyRequest",
     "ClassifyRequestChunkAggregation",
+    "ClassifyRequestExampleRuleType0",
     "ClassifyRequestTruncation",
     "ClassifyResponse",
     "ClassifyResult",
@@ -72,6 +78,7 @@ __all__ = (
     "JobItem",
     "JobItemChunkAggregation",
     "JobItemError",
+    "JobItemExampleRuleType0",
     "JobItemTruncation",
     "JobLinks",
     "JobResultsFormat",
@@ -82,6 +89,7 @@ __all__ = (
     "JobStatusState",
     "JobSubmission",
     "JobSubmissionChunkAggregationType0",
+    "JobSubmissionExampleRuleType0",
     "JobSubmissionTruncationType0",
     "LabelObject",
     "LabelSets",

@@ -10,6 +10,8 @@ from ..types import UNSET, Unset
 
 from ..models.classify_body_chunk_aggregation import check_classify_body_chunk_aggregation
 from ..models.classify_body_chunk_aggregation import ClassifyBodyChunkAggregation
+from ..models.classify_body_example_rule_type_0 import check_classify_body_example_rule_type_0
+from ..models.classify_body_example_rule_type_0 import ClassifyBodyExampleRuleType0
 from ..models.classify_body_truncation import check_classify_body_truncation
 from ..models.classify_body_truncation import ClassifyBodyTruncation
 from ..types import UNSET, Unset
@@ -38,6 +40,11 @@ class ClassifyBody:
             text (str): The text to classify, in any language the model covers.
             chunk_aggregation (ClassifyBodyChunkAggregation | Unset): With chunk: a label's evidence over the windows, the
                 strongest (max) or mean. Default: 'max'.
+            example_rule (ClassifyBodyExampleRuleType0 | None | Unset): How a label's examples join its wording (embedding
+                models): the text's similarity to their mean (prototype), to the closest one (nearest), or the prototype blended
+                with the wording (blend). Default: the label set's, else the model's (GET /models).
+            example_weight (float | None | Unset): With blend: the wording's share in [0, 1] (0 = the prototype alone).
+                Default: the label set's, else the model's.
             hypothesis_template (None | str | Unset): How a label (or its description) becomes a hypothesis; must contain
                 '{}'. Default: the model's.
             label_set (None | str | Unset): A label set the service holds (GET /label_sets): its labels, template,
@@ -58,6 +65,8 @@ class ClassifyBody:
 
     text: str
     chunk_aggregation: ClassifyBodyChunkAggregation | Unset = 'max'
+    example_rule: ClassifyBodyExampleRuleType0 | None | Unset = UNSET
+    example_weight: float | None | Unset = UNSET
     hypothesis_template: None | str | Unset = UNSET
     label_set: None | str | Unset = UNSET
     labels: list[LabelObject | str] | None | str | Unset = UNSET
@@ -79,6 +88,20 @@ class ClassifyBody:
         if not isinstance(self.chunk_aggregation, Unset):
             chunk_aggregation = self.chunk_aggregation
 
+
+        example_rule: None | str | Unset
+        if isinstance(self.example_rule, Unset):
+            example_rule = UNSET
+        elif isinstance(self.example_rule, str):
+            example_rule = self.example_rule
+        else:
+            example_rule = self.example_rule
+
+        example_weight: float | None | Unset
+        if isinstance(self.example_weight, Unset):
+            example_weight = UNSET
+        else:
+            example_weight = self.example_weight
 
         hypothesis_template: None | str | Unset
         if isinstance(self.hypothesis_template, Unset):
@@ -142,6 +165,10 @@ class ClassifyBody:
         })
         if chunk_aggregation is not UNSET:
             field_dict["chunk_aggregation"] = chunk_aggregation
+        if example_rule is not UNSET:
+            field_dict["example_rule"] = example_rule
+        if example_weight is not UNSET:
+            field_dict["example_weight"] = example_weight
         if hypothesis_template is not UNSET:
             field_dict["hypothesis_template"] = hypothesis_template
         if label_set is not UNSET:
@@ -177,6 +204,36 @@ class ClassifyBody:
             chunk_aggregation = check_classify_body_chunk_aggregation(_chunk_aggregation)
 
 
+
+
+        def _parse_example_rule(data: object) -> ClassifyBodyExampleRuleType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                example_rule_type_0 = check_classify_body_example_rule_type_0(data)
+
+
+
+                return example_rule_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ClassifyBodyExampleRuleType0 | None | Unset, data)
+
+        example_rule = _parse_example_rule(d.pop("example_rule", UNSET))
+
+
+        def _parse_example_weight(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        example_weight = _parse_example_weight(d.pop("example_weight", UNSET))
 
 
         def _parse_hypothesis_template(data: object) -> None | str | Unset:
@@ -280,6 +337,8 @@ class ClassifyBody:
         classify_body = cls(
             text=text,
             chunk_aggregation=chunk_aggregation,
+            example_rule=example_rule,
+            example_weight=example_weight,
             hypothesis_template=hypothesis_template,
             label_set=label_set,
             labels=labels,

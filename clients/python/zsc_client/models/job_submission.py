@@ -10,6 +10,8 @@ from ..types import UNSET, Unset
 
 from ..models.job_submission_chunk_aggregation_type_0 import check_job_submission_chunk_aggregation_type_0
 from ..models.job_submission_chunk_aggregation_type_0 import JobSubmissionChunkAggregationType0
+from ..models.job_submission_example_rule_type_0 import check_job_submission_example_rule_type_0
+from ..models.job_submission_example_rule_type_0 import JobSubmissionExampleRuleType0
 from ..models.job_submission_truncation_type_0 import check_job_submission_truncation_type_0
 from ..models.job_submission_truncation_type_0 import JobSubmissionTruncationType0
 from ..types import UNSET, Unset
@@ -37,6 +39,11 @@ class JobSubmission:
         Attributes:
             chunk_aggregation (JobSubmissionChunkAggregationType0 | None | Unset): With chunk: a label's evidence over the
                 windows, the strongest (max) or mean.
+            example_rule (JobSubmissionExampleRuleType0 | None | Unset): How a label's examples join its wording (embedding
+                models): the text's similarity to their mean (prototype), to the closest one (nearest), or the prototype blended
+                with the wording (blend). Default: the label set's, else the model's (GET /models).
+            example_weight (float | None | Unset): With blend: the wording's share in [0, 1] (0 = the prototype alone).
+                Default: the label set's, else the model's.
             hypothesis_template (None | str | Unset): How a label (or its description) becomes a hypothesis; must contain
                 '{}'. Default: the model's.
             items (list[JobItem | str] | None | Unset): Classify bodies or texts.
@@ -57,6 +64,8 @@ class JobSubmission:
      """
 
     chunk_aggregation: JobSubmissionChunkAggregationType0 | None | Unset = UNSET
+    example_rule: JobSubmissionExampleRuleType0 | None | Unset = UNSET
+    example_weight: float | None | Unset = UNSET
     hypothesis_template: None | str | Unset = UNSET
     items: list[JobItem | str] | None | Unset = UNSET
     label_set: None | str | Unset = UNSET
@@ -82,6 +91,20 @@ class JobSubmission:
             chunk_aggregation = self.chunk_aggregation
         else:
             chunk_aggregation = self.chunk_aggregation
+
+        example_rule: None | str | Unset
+        if isinstance(self.example_rule, Unset):
+            example_rule = UNSET
+        elif isinstance(self.example_rule, str):
+            example_rule = self.example_rule
+        else:
+            example_rule = self.example_rule
+
+        example_weight: float | None | Unset
+        if isinstance(self.example_weight, Unset):
+            example_weight = UNSET
+        else:
+            example_weight = self.example_weight
 
         hypothesis_template: None | str | Unset
         if isinstance(self.hypothesis_template, Unset):
@@ -178,6 +201,10 @@ class JobSubmission:
         })
         if chunk_aggregation is not UNSET:
             field_dict["chunk_aggregation"] = chunk_aggregation
+        if example_rule is not UNSET:
+            field_dict["example_rule"] = example_rule
+        if example_weight is not UNSET:
+            field_dict["example_weight"] = example_weight
         if hypothesis_template is not UNSET:
             field_dict["hypothesis_template"] = hypothesis_template
         if items is not UNSET:
@@ -226,6 +253,36 @@ class JobSubmission:
             return cast(JobSubmissionChunkAggregationType0 | None | Unset, data)
 
         chunk_aggregation = _parse_chunk_aggregation(d.pop("chunk_aggregation", UNSET))
+
+
+        def _parse_example_rule(data: object) -> JobSubmissionExampleRuleType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                example_rule_type_0 = check_job_submission_example_rule_type_0(data)
+
+
+
+                return example_rule_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(JobSubmissionExampleRuleType0 | None | Unset, data)
+
+        example_rule = _parse_example_rule(d.pop("example_rule", UNSET))
+
+
+        def _parse_example_weight(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        example_weight = _parse_example_weight(d.pop("example_weight", UNSET))
 
 
         def _parse_hypothesis_template(data: object) -> None | str | Unset:
@@ -400,6 +457,8 @@ class JobSubmission:
 
         job_submission = cls(
             chunk_aggregation=chunk_aggregation,
+            example_rule=example_rule,
+            example_weight=example_weight,
             hypothesis_template=hypothesis_template,
             items=items,
             label_set=label_set,

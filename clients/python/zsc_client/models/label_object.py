@@ -32,12 +32,15 @@ class LabelObject:
             name (str): What the answer calls this label.
             description (list[str] | None | str | Unset): Put into the hypothesis template instead of the name; a list gives
                 several phrasings.
+            examples (list[str] | None | Unset): Texts that belong to this label (embedding models; an NLI model answers
+                422): encoded as texts and joined with the label's wording by `example_rule`.
             hypothesis (list[str] | None | str | Unset): Whole hypotheses used as they are (no template); a list gives
                 several phrasings.
      """
 
     name: str
     description: list[str] | None | str | Unset = UNSET
+    examples: list[str] | None | Unset = UNSET
     hypothesis: list[str] | None | str | Unset = UNSET
 
 
@@ -57,6 +60,16 @@ class LabelObject:
         else:
             description = self.description
 
+        examples: list[str] | None | Unset
+        if isinstance(self.examples, Unset):
+            examples = UNSET
+        elif isinstance(self.examples, list):
+            examples = self.examples
+
+
+        else:
+            examples = self.examples
+
         hypothesis: list[str] | None | str | Unset
         if isinstance(self.hypothesis, Unset):
             hypothesis = UNSET
@@ -75,6 +88,8 @@ class LabelObject:
         })
         if description is not UNSET:
             field_dict["description"] = description
+        if examples is not UNSET:
+            field_dict["examples"] = examples
         if hypothesis is not UNSET:
             field_dict["hypothesis"] = hypothesis
 
@@ -105,6 +120,24 @@ class LabelObject:
         description = _parse_description(d.pop("description", UNSET))
 
 
+        def _parse_examples(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                examples_type_0 = cast(list[str], data)
+
+                return examples_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        examples = _parse_examples(d.pop("examples", UNSET))
+
+
         def _parse_hypothesis(data: object) -> list[str] | None | str | Unset:
             if data is None:
                 return data
@@ -126,6 +159,7 @@ class LabelObject:
         label_object = cls(
             name=name,
             description=description,
+            examples=examples,
             hypothesis=hypothesis,
         )
 

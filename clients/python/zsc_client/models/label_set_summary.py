@@ -26,6 +26,9 @@ class LabelSetSummary:
     """ 
         Attributes:
             description (None | str):
+            example_rule (None | str): How its labels' examples join their wording (null: the model's).
+            example_weight (float | None):
+            examples (int): Example texts its labels carry, in all.
             hypothesis_template (None | str):
             labels (list[str]):
             matches_model (bool): False when the set was tuned on another model or revision.
@@ -38,6 +41,9 @@ class LabelSetSummary:
      """
 
     description: None | str
+    example_rule: None | str
+    example_weight: float | None
+    examples: int
     hypothesis_template: None | str
     labels: list[str]
     matches_model: bool
@@ -57,6 +63,14 @@ class LabelSetSummary:
         from ..models.label_set_summary_thresholds import LabelSetSummaryThresholds # noqa: PLC0415
         description: None | str
         description = self.description
+
+        example_rule: None | str
+        example_rule = self.example_rule
+
+        example_weight: float | None
+        example_weight = self.example_weight
+
+        examples = self.examples
 
         hypothesis_template: None | str
         hypothesis_template = self.hypothesis_template
@@ -88,6 +102,9 @@ class LabelSetSummary:
         field_dict.update(self.additional_properties)
         field_dict.update({
             "description": description,
+            "example_rule": example_rule,
+            "example_weight": example_weight,
+            "examples": examples,
             "hypothesis_template": hypothesis_template,
             "labels": labels,
             "matches_model": matches_model,
@@ -114,6 +131,24 @@ class LabelSetSummary:
 
         description = _parse_description(d.pop("description"))
 
+
+        def _parse_example_rule(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        example_rule = _parse_example_rule(d.pop("example_rule"))
+
+
+        def _parse_example_weight(data: object) -> float | None:
+            if data is None:
+                return data
+            return cast(float | None, data)
+
+        example_weight = _parse_example_weight(d.pop("example_weight"))
+
+
+        examples = d.pop("examples")
 
         def _parse_hypothesis_template(data: object) -> None | str:
             if data is None:
@@ -169,6 +204,9 @@ class LabelSetSummary:
 
         label_set_summary = cls(
             description=description,
+            example_rule=example_rule,
+            example_weight=example_weight,
+            examples=examples,
             hypothesis_template=hypothesis_template,
             labels=labels,
             matches_model=matches_model,

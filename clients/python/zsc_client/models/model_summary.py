@@ -24,6 +24,8 @@ class ModelSummary:
     """ 
         Attributes:
             default (bool): Whether requests naming no model (and no label set tuned on another) get it.
+            example_rule (None | str): Embedding models: how label examples join the wording by default.
+            example_weight (float | None): Embedding models: the wording's share in a blend by default.
             kind (str): nli or embedding.
             languages (list[str]): ISO 639-1 codes the model covers; empty when not known.
             max_length (int): Tokens per sequence.
@@ -35,6 +37,8 @@ class ModelSummary:
      """
 
     default: bool
+    example_rule: None | str
+    example_weight: float | None
     kind: str
     languages: list[str]
     max_length: int
@@ -51,6 +55,12 @@ class ModelSummary:
 
     def to_dict(self) -> dict[str, Any]:
         default = self.default
+
+        example_rule: None | str
+        example_rule = self.example_rule
+
+        example_weight: float | None
+        example_weight = self.example_weight
 
         kind = self.kind
 
@@ -75,6 +85,8 @@ class ModelSummary:
         field_dict.update(self.additional_properties)
         field_dict.update({
             "default": default,
+            "example_rule": example_rule,
+            "example_weight": example_weight,
             "kind": kind,
             "languages": languages,
             "max_length": max_length,
@@ -93,6 +105,22 @@ class ModelSummary:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
         default = d.pop("default")
+
+        def _parse_example_rule(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        example_rule = _parse_example_rule(d.pop("example_rule"))
+
+
+        def _parse_example_weight(data: object) -> float | None:
+            if data is None:
+                return data
+            return cast(float | None, data)
+
+        example_weight = _parse_example_weight(d.pop("example_weight"))
+
 
         kind = d.pop("kind")
 
@@ -113,6 +141,8 @@ class ModelSummary:
 
         model_summary = cls(
             default=default,
+            example_rule=example_rule,
+            example_weight=example_weight,
             kind=kind,
             languages=languages,
             max_length=max_length,
