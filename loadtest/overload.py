@@ -182,12 +182,20 @@ def per_second(sent: list[Sent], offset: float) -> list[dict]:
     ]
 
 
-def run_setting(args: argparse.Namespace, max_concurrency: int, env: dict[str, str], workdir: Path) -> dict:
+def run_setting(
+    args: argparse.Namespace, max_concurrency: int, workers: int, env: dict[str, str], workdir: Path
+) -> dict:
     port = free_port()
-    settings = {"ZSC_MAX_CONCURRENCY": str(max_concurrency), "ZSC_CPU_THREADS": str(len(args.replica_cpus))}
+    settings = {
+        "ZSC_MAX_CONCURRENCY": str(max_concurrency),
+        "ZSC_WORKERS": str(workers),
+        "ZSC_CPU_THREADS": str(max(1, len(args.replica_cpus) // workers)),
+    }
+    if args.target_latency_ms is not None:
+        settings["ZSC_TARGET_LATENCY_MS"] = str(args.target_latency_ms)
     if args.model:
         settings["ZSC_MODEL"] = args.model
-    member = bento_serve(f"replica-{max_concurrency}", port, workdir, {**env, **settings}, cpus=args.replica_cpus)
+    member = bento_serve(f"replica-{workers}w", port, workdir, {**env, **settings}, cpus=args.replica_cpus)
     bodies = Bodies()
     with running(member) as replica, MemorySampler(replica.pid) as memory:
         url = replica.url
@@ -211,11 +219,20 @@ def run_setting(args: argparse.Namespace, max_concurrency: int, env: dict[str, s
     slow_ms = 1.5 * (calm["accepted_p99_ms"] or capacity.p99_ms)
     result = {
         "max_concurrency": max_concurrency,
+        "workers": workers,
+        "target_latency_ms": args.target_latency_ms,
         "capacity": capacity.as_dict(),
         "offered_per_s": rate * args.factor,
         "overload": over,
         "baseline": calm,
-        "recovery": {**summarise(recovery), "recovery_s": recovery_s(recovery, slow_ms), "slow_ms": slow_ms},
+        "recovery": {
+            **summarise(recovery),
+            "recovery_s": recovery_s(recovery, slow_ms),
+            "slow_ms": slow_ms,
+            # the yardstick: from 5 s after the drop on, p99 against the calm replica's
+            "p99_after_5s_ms": summarise([x for x in recovery if x.at >= 5])["accepted_p99_ms"],
+        },
+        "answered_share": over["accepted"] / args.overload_s / rate if rate else 0.0,
         "memory_mib": {
             "idle": idle_mib,
             "capacity_peak": memory.peak(0, t_over),
@@ -243,7 +260,9 @@ def httpx_ok(url: str) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", help="ZSC_MODEL for the replica (default: the service's default)")
-    parser.add_argument("--max-concurrency", type=int, nargs="+", default=[256, 32], help="ZSC_MAX_CONCURRENCY values")
+    parser.add_argument("--max-concurrency", type=int, nargs="+", default=[256], help="ZSC_MAX_CONCURRENCY values")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="ZSC_WORKERS values (each a run)")
+    parser.add_argument("--target-latency-ms", type=int, help="ZSC_TARGET_LATENCY_MS (default: the service's)")
     parser.add_argument("--clients", type=int, default=8, help="closed-loop clients of the capacity phase")
     parser.add_argument("--capacity-s", type=float, default=15)
     parser.add_argument("--factor", type=float, default=10, help="overload = this times the measured capacity")
@@ -272,12 +291,19 @@ def main() -> int:
     results: dict = {"args": {k: str(v) for k, v in vars(args).items()}, "runs": []}
     started = time.time()
     for limit in args.max_concurrency:
-        say(f"ZSC_MAX_CONCURRENCY={limit}")
-        results["runs"].append(run_setting(args, limit, env, args.out / "logs" / f"max-concurrency-{limit}"))
+        for workers in args.workers:
+            say(f"ZSC_MAX_CONCURRENCY={limit}, ZSC_WORKERS={workers}")
+            folder = args.out / "logs" / f"max-concurrency-{limit}-workers-{workers}"
+            results["runs"].append(run_setting(args, limit, workers, env, folder))
     results["seconds"] = time.time() - started
     written = write_results(args.out, "overload", results, report, chart)
     say(f"wrote {written} ({results['seconds']:.0f} s)")
     return 0
+
+
+def _after(recovery: dict, baseline: dict) -> str:
+    after, calm = recovery.get("p99_after_5s_ms") or 0, baseline["accepted_p99_ms"] or 1
+    return f"{after:.0f} ({after / calm:.2f}x)"
 
 
 def report(results: dict) -> str:
@@ -286,15 +312,19 @@ def report(results: dict) -> str:
     for r in results["runs"]:
         o, rec, m = r["overload"], r["recovery"], r["memory_mib"]
         rows.append([
+            r.get("workers", 1),
             r["max_concurrency"],
+            r.get("target_latency_ms") or "default",
             f"{r['capacity']['requests_per_s']:.1f}",
             f"{r['baseline']['accepted_p99_ms'] or 0:.0f}",
             f"{r['offered_per_s']:.0f}",
             o["sent"], o["accepted"], o["shed"], o["failed"],
             f"{o['accepted_p99_ms'] or 0:.0f}", f"{o['accepted_max_ms'] or 0:.0f}", f"{o['shed_p99_ms'] or 0:.0f}",
             f"{m['idle']:.0f} / {m['overload_peak']:.0f}",
+            f"{r.get('answered_share', 0):.0%}",
             f"{rec['recovery_s']:.0f}",
             f"{rec['accepted_p99_ms'] or 0:.0f}",
+            _after(rec, r["baseline"]),
             rec["failed"] + rec["shed"],
         ])  # fmt: skip
     lines = [
@@ -306,7 +336,9 @@ def report(results: dict) -> str:
         "",
         *table(
             [
+                "workers",
                 "ZSC_MAX_CONCURRENCY",
+                "ZSC_TARGET_LATENCY_MS",
                 "capacity req/s",
                 "p99 ms at half capacity",
                 "offered req/s",
@@ -318,8 +350,10 @@ def report(results: dict) -> str:
                 "accepted max ms",
                 "shed p99 ms",
                 "memory MiB idle / peak",
+                "answered, share of capacity",
                 "recovery s",
                 "p99 ms after the drop",
+                "p99 ms from 5 s after the drop (x baseline)",
                 "not 200 after the drop",
             ],
             rows,

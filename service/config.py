@@ -11,6 +11,7 @@ import functools
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 from urllib.parse import urlsplit, urlunsplit
 
@@ -242,9 +243,16 @@ class Settings:
     # Process ---------------------------------------------------------------------------------------
     workers: int = _doc("BentoML worker processes; each loads its own copy of the model.", default=1)
     timeout_s: int = _doc("Per-request timeout before BentoML answers 504.", default=60)
+    target_latency_ms: int = _doc(
+        "Latency the replica keeps accepted requests within, queue wait included: the in-flight limit is learned "
+        "from it (429 with Retry-After beyond; ZSC_MAX_CONCURRENCY stays the upper bound). 0 = by device: "
+        "500 on CPU, 250 on a GPU; -1 = no learned limit (the static ZSC_MAX_CONCURRENCY alone).",
+        default=0,
+    )
     max_concurrency: int = _doc(
-        "Requests in flight per replica (divided among its workers) before it answers 429 with Retry-After "
-        "(0 = unlimited); health checks, /metrics and the docs do not count.",
+        "Most requests in flight per replica (divided among its workers): the upper bound of the limit learned "
+        "against ZSC_TARGET_LATENCY_MS, or the limit itself with ZSC_TARGET_LATENCY_MS=-1 (0 = unlimited); "
+        "beyond it 429 with Retry-After; health checks, /metrics and the docs do not count.",
         default=256,
     )
 
@@ -337,6 +345,13 @@ class Settings:
     @property
     def auth_enabled(self) -> bool:
         return bool(self.api_keys or self.api_keys_file)
+
+    def target_latency_ms_for(self) -> int:
+        """ZSC_TARGET_LATENCY_MS, or the device's default (0); 0 when no limit is to be learned (-1)."""
+        if self.target_latency_ms:
+            return max(0, self.target_latency_ms)
+        gpu = self.device == "cuda" or (self.device == "auto" and Path("/dev/nvidiactl").exists())
+        return 250 if gpu else 500
 
     def batching(self, device: str) -> Batching:
         """The batching limits for the device the backend runs on: set values, else the device's defaults."""

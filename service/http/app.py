@@ -136,7 +136,9 @@ ZeroShotClassifier = bentoml.service(
     traffic={"timeout": S.timeout_s},  # ZSC_MAX_CONCURRENCY: middleware.py, so its 429 says when to retry
     # our access line (middleware.py) carries the request id, cache status and pairs: BentoML's would repeat it
     logging={"access": {"enabled": False}},
-    **({"tracing": _tracing} if _tracing else {}),
+    # without a collector, BentoML's tracing middleware would still record a span per request (its request
+    # ids come from them), a third of what a 429 costs under overload: it is told to skip every path
+    tracing=_tracing or {"excluded_urls": [".*"]},
 )(ZeroShotClassifier)
 
 # Routes that are not one JSON body in and out (label sets, jobs, the web page), beside the APIs above

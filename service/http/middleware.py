@@ -5,8 +5,12 @@
 - the API key (``Authorization: Bearer``) when keys are configured: 401 with ``WWW-Authenticate``
   otherwise; health checks, the page's static files and, as configured, /metrics and the docs stay open;
   the admin API (/admin) wants an admin key (``ZSC_ADMIN_KEYS``), and a data key gets 403 there;
-- a per-key rate limit, and the bound on requests in flight (ZSC_MAX_CONCURRENCY, taken over from
-  BentoML's traffic setting so that its 429 carries ``Retry-After`` and the documented body too): 429;
+- a per-key rate limit, and the bound on requests in flight: learned from the latency it measures against
+  ``ZSC_TARGET_LATENCY_MS`` (``core.adaptive_limit``), at most ZSC_MAX_CONCURRENCY (taken over from
+  BentoML's traffic setting): 429 with a ``Retry-After`` of the time the replica needs to finish what it
+  holds; the refused request's body is read first (it is small: the body bound holds), so that its
+  keep-alive connection stays usable (answering before reading makes the server close it, and a client
+  that already reused it sees a dropped connection);
 - a bound on the request body: 413 before the body is read when Content-Length says so, and as soon as a
   streamed body passes it otherwise;
 - ``Retry-After`` on every 429 and 503 that passes through without one;
@@ -27,9 +31,10 @@ import time
 from typing import Any
 
 from service.config import Settings
+from service.core.adaptive_limit import AdaptiveLimit, Slot
 from service.http.auth import ApiKeys, KeyRateLimiter, bearer_token, key_id
 from service.http.errors import validation_body
-from service.obs import request_context
+from service.obs import metrics, request_context
 
 log = logging.getLogger("zsc.access")
 
@@ -65,7 +70,17 @@ class EdgeMiddleware:
         self.retry_after = str(settings.retry_after_s).encode()
         # per worker process, as BentoML divided its own max_concurrency
         self.max_in_flight = max(1, settings.max_concurrency // settings.workers) if settings.max_concurrency else 0
+        target_ms = settings.target_latency_ms_for()
+        self.limit = AdaptiveLimit(target_ms / 1000, self.max_in_flight) if target_ms and self.max_in_flight else None
+        if self.limit is not None:
+            metrics.IN_FLIGHT_LIMIT.set(self.limit.current)
         self.in_flight = 0
+
+    def _admit(self) -> Slot | bool:
+        """A slot (the learned limit), True (the static bound), or a falsy value: refuse."""
+        if self.limit is not None:
+            return self.limit.try_acquire()
+        return self.in_flight < self.max_in_flight
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -145,24 +160,39 @@ class EdgeMiddleware:
                 await reply(413, _too_large(limit, path))
                 return
             bounded = bool(self.max_in_flight) and not _under(path, self.uncounted)
-            if bounded and self.in_flight >= self.max_in_flight:
-                await reply(
-                    429,
-                    {
-                        "error": f"the service holds {self.in_flight} requests, its limit (ZSC_MAX_CONCURRENCY); "
-                        "retry later, or add replicas",
-                        "error_type": "overloaded",
-                    },
-                )
+            slot = self._admit() if bounded else None
+            if bounded and not slot:
+                await _drain(receive, limit)
+                await reply(*self._refusal())
                 return
             self.in_flight += bounded
+            taken = time.perf_counter()
             try:
                 await self._call_bounded(scope, receive, send_with_id, reply, limit)
             finally:
                 self.in_flight -= bounded
+                if isinstance(slot, Slot):
+                    before = self.limit.current
+                    self.limit.release(slot, time.perf_counter() - taken)
+                    if self.limit.current != before:
+                        metrics.IN_FLIGHT_LIMIT.set(self.limit.current)
         finally:
             if not _under(path, QUIET):
                 self._access_line(scope, path, seen, info, started)
+
+    def _refusal(self) -> tuple:
+        if self.limit is None:
+            message = f"the service holds {self.in_flight} requests, its limit (ZSC_MAX_CONCURRENCY)"
+            wait = self.retry_after
+        else:
+            message = (
+                f"the service holds {self.in_flight} requests, as many as it answers within "
+                f"{self.limit.goal_s() * 1000:.0f} ms (ZSC_TARGET_LATENCY_MS; at most {self.max_in_flight}, "
+                "ZSC_MAX_CONCURRENCY)"
+            )
+            wait = str(self.limit.retry_after_s()).encode()
+        body = {"error": f"{message}; retry after the Retry-After seconds, or add replicas", "error_type": "overloaded"}
+        return 429, body, [(b"retry-after", wait)]
 
     def _deny(self, scope: dict, path: str, headers: dict[str, str]) -> tuple | None:
         """(status, body, headers) of a refusal, or None to go on."""
@@ -311,3 +341,15 @@ def _unauthorized(message: str, invalid: bool = False) -> tuple:
     """401 with the challenge RFC 6750 asks for (``invalid_token`` when a key was sent but is not valid)."""
     challenge = f'{REALM}, error="invalid_token"' if invalid else REALM
     return 401, {"error": message, "error_type": "unauthorized"}, [(b"www-authenticate", challenge.encode())]
+
+
+async def _drain(receive: Any, limit: int | None) -> None:
+    """Read a refused request's body (at most ``limit`` bytes) so its connection can carry the next one."""
+    received = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        received += len(message.get("body", b""))
+        if not message.get("more_body") or (limit is not None and received > limit):
+            return

@@ -52,6 +52,11 @@ JOB_CHUNKS = Counter(
     "timeout); retried (a slice the model failed on)",
     ["outcome"],
 )
+IN_FLIGHT_LIMIT = Gauge(
+    "zsc_in_flight_limit",
+    "Requests in flight the replica takes before 429, learned against ZSC_TARGET_LATENCY_MS (summed over workers)",
+    multiprocess_mode="livesum",
+)
 JOB_QUEUE = Gauge(
     "zsc_jobs_queue_depth", "Chunks queued or in progress (the Redis stream's length)", multiprocess_mode="max"
 )

@@ -1,0 +1,127 @@
+"""How many requests a replica takes at once, learned from the latency it measures: no capacity to configure.
+
+A fixed in-flight cap is right for one model, one machine and one label count, and wrong after any change:
+sized for a GPU (256), a CPU replica at ten times its capacity made accepted requests wait 15 s. This limit
+moves instead, after the limiters of Netflix's concurrency-limits (gradient, Vegas) and Envoy's adaptive
+concurrency filter, against a latency the operator states (``ZSC_TARGET_LATENCY_MS``):
+
+- every window (``window_s``, or ``window_requests`` completions, whichever comes last) it compares the
+  window's p90 latency with the goal, ``max(target, 2 x the no-load latency)``: requests that are slow by
+  themselves (a 256-item batch, a chunked long text) must not throttle the replica to nothing. The
+  no-load latency is measured on requests that found the replica idle (nothing ahead of them), smoothed,
+  and, when the limit sits at its minimum, on whatever completes (so little queues there); a minimum over
+  all requests would instead creep up with the very queue it is meant to leave out;
+- over the goal, or under it while the limit was reached in the window (saturated but fast enough): it
+  moves half-way to ``limit x goal / p90`` (the gradient: at a steady throughput, waiting scales with the
+  limit), at most halved or doubled per window; under the goal and not reached: unchanged (idle headroom
+  says nothing about capacity);
+- always within ``[min_limit, max_limit]`` (``ZSC_MAX_CONCURRENCY`` stays the hard upper bound).
+
+Latency here is a request's time inside the replica, queue wait included: by Little's law a limit of L
+at a throughput of X requests/s means about L / X of waiting, which is what the goal bounds. A refused
+request is told when to come back: ``retry_after_s``, the time the replica needs to finish what it holds.
+
+Pure: the clock is injected; one instance per worker process (and per model), used from one event loop.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A request taken in: whether it found the replica idle (its latency is then the no-load latency)."""
+
+    idle: bool
+
+
+class AdaptiveLimit:
+    def __init__(
+        self,
+        target_s: float,
+        max_limit: int,
+        min_limit: int = 2,
+        initial: int | None = None,
+        window_s: float = 0.5,
+        window_requests: int = 16,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if target_s <= 0:
+            raise ValueError("target_s must be positive")
+        self.target_s = target_s
+        self.max_limit = max(1, max_limit)
+        self.min_limit = max(1, min(min_limit, self.max_limit))
+        # a fresh replica takes a burst (64: a few batches of a CPU replica, less than a GPU's) and learns
+        # from there; starting at the bound would let a sudden overload queue 256 before the first window
+        start = initial if initial is not None else 64
+        self.limit = float(min(self.max_limit, max(self.min_limit, start)))
+        self.window_s = window_s
+        self.window_requests = window_requests
+        self._clock = clock
+        self.in_flight = 0
+        self.no_load_s: float | None = None  # slow-moving minimum latency
+        self.throughput = 0.0  # completions per second, smoothed over windows
+        self._start = clock()
+        self._latencies: list[float] = []
+        self._idle: list[float] = []
+        self._reached = False
+
+    @property
+    def current(self) -> int:
+        return int(self.limit)
+
+    def goal_s(self) -> float:
+        return max(self.target_s, 2 * self.no_load_s) if self.no_load_s is not None else self.target_s
+
+    def try_acquire(self) -> Slot | None:
+        """Take a slot, or None when the replica holds its limit (the caller refuses the request)."""
+        if self.in_flight >= self.current:
+            self._reached = True
+            return None
+        slot = Slot(idle=self.in_flight == 0)
+        self.in_flight += 1
+        if self.in_flight >= self.current:
+            self._reached = True
+        return slot
+
+    def release(self, slot: Slot, latency_s: float) -> None:
+        """A request taken by ``try_acquire`` finished after ``latency_s`` (whatever its answer)."""
+        self.in_flight = max(0, self.in_flight - 1)
+        self._latencies.append(latency_s)
+        if slot.idle:
+            self._idle.append(latency_s)
+        now = self._clock()
+        elapsed = now - self._start
+        if elapsed >= self.window_s and len(self._latencies) >= self.window_requests:
+            self._update(elapsed)
+            self._start = now
+
+    def retry_after_s(self) -> int:
+        """Whole seconds for the replica to finish what it holds, at its measured throughput (1 to 60)."""
+        if self.throughput <= 0:
+            return 1
+        return max(1, min(60, math.ceil(self.in_flight / self.throughput)))
+
+    def _update(self, elapsed: float) -> None:
+        latencies = sorted(self._latencies)
+        p90 = latencies[min(len(latencies) - 1, int(0.9 * len(latencies)))]
+        alone = self._idle or (latencies[: max(1, len(latencies) // 10)] if self.current <= self.min_limit else [])
+        if alone:
+            seen = sorted(alone)[len(alone) // 2]
+            self.no_load_s = seen if self.no_load_s is None else self.no_load_s + 0.3 * (seen - self.no_load_s)
+        rate = len(latencies) / elapsed
+        self.throughput = rate if self.throughput == 0 else 0.7 * self.throughput + 0.3 * rate
+        goal = self.goal_s()
+        if p90 > goal or self._reached:
+            # the gradient: by Little's law the limit that waits ``goal`` is limit x goal / p90; half-way
+            # there per window (the window's latencies lag the limit they were admitted under)
+            wanted = self.limit * min(2.0, max(0.5, goal / p90))
+            self.limit += 0.5 * (wanted - self.limit)
+        self.limit = min(float(self.max_limit), max(float(self.min_limit), self.limit))
+        self._latencies.clear()
+        self._idle.clear()
+        self._reached = False
