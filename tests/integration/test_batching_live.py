@@ -40,7 +40,10 @@ async def fire(url: str, bodies: list[dict]) -> list[httpx.Response]:
 
 def batch_counts(url: str) -> dict[str, float]:
     """Engine batches so far, and those that carried one request only."""
-    return {"count": histogram_count(url, "zsc_batch_requests"), "singles": buckets(url, "zsc_batch_requests").get(1.0, 0.0)}
+    return {
+        "count": histogram_count(url, "zsc_batch_requests"),
+        "singles": buckets(url, "zsc_batch_requests").get(1.0, 0.0),
+    }
 
 
 def test_concurrent_requests_are_batched_and_answers_match_solo(default_server):
