@@ -71,10 +71,11 @@ JobSubmission = create_model(
 class JobLinks(BaseModel):
     self_: str = Field(alias="self", description="This job's status.")
     results: str = Field(description="Its results.")
+    cancel: str = Field(description="POST here to cancel it (DELETE on self deletes it and its results).")
 
 
 class JobStatus(BaseModel):
-    id: str = Field(description="The job's id (unguessable: whoever holds it can read and cancel the job).")
+    id: str = Field(description="The job's id (unguessable: whoever holds it can read, cancel and delete the job).")
     state: JobState
     total: int = Field(description="Items in the job.")
     done: int = Field(description="Items with a stored result (answers and item errors).")

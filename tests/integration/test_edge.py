@@ -25,6 +25,7 @@ DATA_ENDPOINTS = [
     ("POST", "/jobs", {"texts": ["one", "two"], "labels": ["a", "b"]}),
     ("GET", "/jobs/0123456789abcdef", None),
     ("GET", "/jobs/0123456789abcdef/results", None),
+    ("POST", "/jobs/0123456789abcdef/cancel", None),
     ("DELETE", "/jobs/0123456789abcdef", None),
     ("GET", "/label_sets", None),
 ]

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from service.errors import InvalidRequest
+from service.errors import InvalidRequest, JobNotFound
 from service.jobs import intake
 from service.jobs.manager import JobManager
 from service.jobs.records import CANCELLED, DONE, Chunk, JobInfo
@@ -159,6 +159,30 @@ def test_cancel_stops_chunks_not_yet_started():
         assert (job.state, job.done, job.chunks_done) == (CANCELLED, 3, 1)
         assert sum(len(c) for c in calls) == 3  # nothing after the cancel reached the classifier
         assert [e["index"] for e in await manager.results(job, 0, 100)] == [0, 1, 2]  # what finished stays
+
+    asyncio.run(go())
+
+
+def test_delete_forgets_the_job_and_a_worker_mid_chunk_writes_nothing_back():
+    holder: dict = {}
+
+    async def deleting(batch):  # the job is deleted while its first slice is in the model
+        if not holder.get("deleted"):
+            holder["deleted"] = await holder["manager"].delete(holder["id"])
+        return [answer_of(i) for i in batch]
+
+    async def go():
+        _, store, worker, manager, bodies, calls = make(9, run=deleting)
+        job = await manager.submit(bodies)
+        holder.update(manager=manager, id=job.id)
+        assert await worker.process(await store.take("t", 0.01)) is False  # its results were dropped
+        assert holder["deleted"].state == "running"  # what it was just before
+        assert await drain(store, worker) == 2  # the other chunks are taken and skipped, not run
+        assert len(calls) == 2  # the first chunk's two slices only
+        for lookup in (manager.get, manager.cancel, manager.delete):
+            with pytest.raises(JobNotFound):
+                await lookup(job.id)
+        assert (store._jobs, store._results, store._expires) == ({}, {}, {})
 
     asyncio.run(go())
 
