@@ -248,6 +248,11 @@ def test_unknown_ids_are_a_clear_404_on_every_route(server, default_server, stor
         ({"json": {"texts": ["x" * 600] * 2000, "labels": LABELS}}, 413, "over 1 MB (ZSC_JOB_MAX_MB)"),
         ({"json": {"texts": ["a"] * 5001, "labels": LABELS}}, 400, "5001 items; the limit is 5000"),
         ({"files": {"other": ("t.jsonl", b'"a"')}}, 400, "a file field named 'file'"),
+        (
+            {"json": {"items": [{"text": "a", "labels": LABELS, "multi_label": False}], "multi_label": "yes"}},
+            400,
+            "the job's shared fields: multi_label: Input should be a valid boolean",
+        ),  # every item gives its own, and the shared one is still checked
     ],
 )
 def test_bad_submissions_get_a_clear_4xx(server, kwargs, status, message):

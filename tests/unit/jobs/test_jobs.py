@@ -19,6 +19,23 @@ LABELS = ["sports", "billing"]
 
 
 # -- intake ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("shared", "message"),
+    [
+        ({"multi_label": [["x"]]}, "the job's shared fields: multi_label: Input should be a valid boolean"),
+        ({"hypothesis_template": "no place"}, "the job's shared fields: hypothesis_template: "),
+        ({"threshold": 2}, "the job's shared fields: threshold: "),
+        ({"labels": []}, "the job's shared fields: labels: "),
+    ],
+)
+def test_a_shared_field_the_document_forbids_is_refused_even_when_every_item_overrides_it(shared, message):
+    items = [{"text": "a", "labels": LABELS, "multi_label": False, "hypothesis_template": "About {}.",
+              "threshold": 0.5}]  # fmt: skip
+    with pytest.raises(InvalidRequest, match=f"^{message}"):
+        intake.from_json({"items": items, **shared}, 100)
+    assert len(intake.from_json({"items": items, "multi_label": True, "threshold": None}, 100)) == 1
+
+
 def test_json_shapes_merge_shared_fields_under_each_item():
     items = intake.from_json(
         {"texts": ["a", "b"], "items": [{"text": "c", "labels": ["x", "y"]}, "d"], "labels": LABELS, "top_k": 1},
