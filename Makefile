@@ -41,7 +41,7 @@ help:
 	@echo "make loadtest-mixed   two models in one replica vs one replica per model, mixed load (~2 min) -> results/"
 	@echo "make int8-study       int8 candidates vs fp32: agreement, accuracy change, speed, both bundled models (~25 min)"
 	@echo "make overload         one replica at 10x its capacity: shed, p99, memory, recovery (~4 min) -> results/"
-	@echo "make fuzz             schemathesis, every check, against a server on PORT (make serve first)"
+	@echo "make fuzz             schemathesis, every check and phase, against a server on PORT (make serve first)"
 	@echo "make audit            pip-audit of the image's locked requirements (needs PyPI's JSON API or OSV)"
 	@echo "make cluster N=3       redis + N replicas + nginx on 127.0.0.1:$(CLUSTER_PORT); make cluster-down stops them"
 
@@ -163,7 +163,7 @@ overload: venv
 
 fuzz: venv
 	$(BIN)/schemathesis --config-file tests/integration/schemathesis.toml run http://127.0.0.1:$(PORT)/openapi.json \
-	  --checks all --phases examples,coverage,fuzzing --max-examples 100 $(if $(API_KEY),--header "Authorization: Bearer $(API_KEY)")
+	  --checks all --phases examples,coverage,fuzzing,stateful --max-examples 100 $(if $(API_KEY),--header "Authorization: Bearer $(API_KEY)")
 
 # --strict: a package it cannot look up is a failure, not a silent pass
 audit: venv

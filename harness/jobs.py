@@ -1,5 +1,5 @@
-"""Submit a job, wait for it, read its results, over plain HTTP: what a user's script does (the tests and
-the jobs benchmark drive the jobs API through these)."""
+"""Submit a job, wait for it, read its results, cancel or delete it, over plain HTTP: what a user's script
+does (the tests and the jobs benchmark drive the jobs API through these)."""
 
 from __future__ import annotations
 
@@ -48,4 +48,15 @@ def results_jsonl(url: str, job_id: str) -> list[dict]:
 
 
 def cancel(url: str, job_id: str) -> dict:
-    return httpx.delete(f"{url}/jobs/{job_id}", timeout=30).json()
+    """POST /jobs/{id}/cancel: the job stops, it and its finished items stay readable; its status."""
+    r = httpx.post(f"{url}/jobs/{job_id}/cancel", timeout=30)
+    if r.status_code != 200:
+        raise HarnessError(f"POST /jobs/{job_id}/cancel answered {r.status_code}: {r.text[:500]}")
+    return r.json()
+
+
+def delete(url: str, job_id: str) -> None:
+    """DELETE /jobs/{id}: the job (cancelled first when it runs) and its results are gone."""
+    r = httpx.delete(f"{url}/jobs/{job_id}", timeout=30)
+    if r.status_code != 204:
+        raise HarnessError(f"DELETE /jobs/{job_id} answered {r.status_code}: {r.text[:500]}")

@@ -17,8 +17,9 @@ JobState = Literal["queued", "running", "done", "cancelled"]
 
 
 def _shared_fields() -> dict:
-    """Every /classify field but the text, optional: a job's defaults for its items (with the field's
-    constraints and the rules its schema states)."""
+    """Every /classify field but the text, optional and nullable (null means "not given": the intake drops
+    it): a job's defaults for its items, and an item's own fields over them (with the field's constraints and
+    the rules its schema states)."""
     out = {}
     for name, info in ClassifyRequest.model_fields.items():
         if name == "text":
@@ -35,8 +36,12 @@ def _job_items() -> dict[str, Any]:  # empty is allowed: `items: []` beside text
     return {"maxItems": settings().job_max_items}
 
 
-class JobItem(ClassifyRequest):
-    """A job item: a /classify body whose missing fields (labels included) come from the job's."""
+JobItem = create_model(
+    "JobItem",
+    __base__=ClassifyRequest,
+    __doc__="A job item: a /classify body whose missing or null fields (labels included) come from the job's.",
+    **_shared_fields(),
+)
 
 
 JobSubmission = create_model(
@@ -71,10 +76,11 @@ JobSubmission = create_model(
 class JobLinks(BaseModel):
     self_: str = Field(alias="self", description="This job's status.")
     results: str = Field(description="Its results.")
+    cancel: str = Field(description="POST here to cancel it (DELETE on self deletes it and its results).")
 
 
 class JobStatus(BaseModel):
-    id: str = Field(description="The job's id (unguessable: whoever holds it can read and cancel the job).")
+    id: str = Field(description="The job's id (unguessable: whoever holds it can read, cancel and delete the job).")
     state: JobState
     total: int = Field(description="Items in the job.")
     done: int = Field(description="Items with a stored result (answers and item errors).")

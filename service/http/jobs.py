@@ -5,7 +5,12 @@ POST   /jobs                  items inline (JSON), or a JSON-lines / CSV file (m
 GET    /jobs/{id}             state, progress, timings, errors
 GET    /jobs/{id}/results     finished items in order: ?offset=&limit= pages (JSON), or all as JSON lines
                               (?format=jsonl, or Accept: application/x-ndjson)
-DELETE /jobs/{id}             cancel: no chunk starts after it; finished items stay readable
+POST   /jobs/{id}/cancel      cancel: no chunk starts after it; the job and its finished items stay readable
+DELETE /jobs/{id}             delete: cancel, then forget the job and its results (204; a 404 from then on)
+
+Cancel and delete apart, as Google's long-running operations and OpenAI's batches have them: DELETE means
+the resource is gone (every route on the id answers 404 after it), so stopping a job whose results are still
+wanted is a POST on its own ``cancel`` action.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from service.http.errors import error_boundary
 from service.jobs import intake
 from service.jobs.items import to_store
 from service.jobs.manager import JobManager
+from service.jobs.records import ACTIVE
 from service.obs import metrics
 
 if TYPE_CHECKING:  # the pipeline's modules load the tokenizer's library: not at import time
@@ -51,9 +57,9 @@ def routes(manager: JobManager, models: ModelRegistry, settings: Settings) -> li
         metrics.JOBS.labels("submitted").inc()
         return JSONResponse(_view(job, manager), status_code=202, headers={"Location": f"/jobs/{job.id}"})
 
-    async def status_or_cancel(request: Request) -> Response:
+    async def status_or_delete(request: Request) -> Response:
         """One route for both methods, so that a 405 names both in its Allow header."""
-        return await (cancel(request) if request.method == "DELETE" else status(request))
+        return await (delete(request) if request.method == "DELETE" else status(request))
 
     @error_boundary
     @_store_errors
@@ -70,6 +76,16 @@ def routes(manager: JobManager, models: ModelRegistry, settings: Settings) -> li
         if before.state != job.state:
             metrics.JOBS.labels("cancelled").inc()
         return JSONResponse(_view(job, manager))
+
+    @error_boundary
+    @_store_errors
+    async def delete(request: Request) -> Response:
+        _only_query(request)
+        job = await manager.delete(request.path_params["job_id"])
+        if job.state in ACTIVE:
+            metrics.JOBS.labels("cancelled").inc()
+        metrics.JOBS.labels("deleted").inc()
+        return Response(status_code=204)
 
     @error_boundary
     @_store_errors
@@ -106,7 +122,8 @@ def routes(manager: JobManager, models: ModelRegistry, settings: Settings) -> li
 
     return [
         Route("/jobs", submit, methods=["POST"]),
-        Route("/jobs/{job_id:str}", status_or_cancel, methods=["GET", "DELETE"]),
+        Route("/jobs/{job_id:str}", status_or_delete, methods=["GET", "DELETE"]),
+        Route("/jobs/{job_id:str}/cancel", cancel, methods=["POST"]),
         Route("/jobs/{job_id:str}/results", results, methods=["GET"]),
     ]
 
@@ -129,7 +146,7 @@ def _store_errors(handler: Callable[[Request], Awaitable[Response]]) -> Callable
 def _view(job, manager: JobManager) -> dict[str, Any]:
     return {
         **job.as_dict(manager.backend),
-        "links": {"self": f"/jobs/{job.id}", "results": f"/jobs/{job.id}/results"},
+        "links": {"self": f"/jobs/{job.id}", "results": f"/jobs/{job.id}/results", "cancel": f"/jobs/{job.id}/cancel"},
     }
 
 

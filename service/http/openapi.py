@@ -4,7 +4,11 @@ sets, jobs) and the rules the service checks that BentoML's writer leaves out.
 BentoML documents only its own APIs. ``paths()`` and ``components()`` describe the mounted ones in the
 same document shape; ``merged`` joins them. ``/openapi.json`` serves it (the Swagger page at ``/`` shows
 it), and ``clients/regenerate.py`` generates the typed client from it, so the client has ``submit_job``,
-``job_status``, ``job_results``, ``cancel_job`` and ``label_sets``.
+``job_status``, ``job_results``, ``cancel_job``, ``delete_job`` and ``label_sets``.
+
+The job operations carry OpenAPI links (a job's id from the answer that names it to every operation on
+it): what a client follows, and what schemathesis' stateful phase chains (submit, read, cancel, delete,
+read again: a 404 once deleted).
 """
 
 from __future__ import annotations
@@ -61,8 +65,18 @@ def _query(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"name": name, "in": "query", "required": False, "schema": schema}
 
 
+JOB_OPERATIONS = ("job_status", "job_results", "cancel_job", "delete_job")
+
+
+def _job_links(job_id: str) -> dict[str, Any]:
+    """Links from an answer to every operation on its job; ``job_id``: where the id is (a runtime expression:
+    the answer's body, or the request's path)."""
+    return {op: {"operationId": op, "parameters": {"job_id": job_id}} for op in JOB_OPERATIONS}
+
+
 def paths() -> dict[str, Any]:
-    jobs, status = ["jobs"], {"description": "The job", "content": _json(JobStatus)}
+    jobs, by_body, by_path = ["jobs"], _job_links("$response.body#/id"), _job_links("$request.path.job_id")
+    status = {"description": "The job", "content": _json(JobStatus), "links": by_body}
     return {
         "/label_sets": {
             "get": {
@@ -88,7 +102,7 @@ def paths() -> dict[str, Any]:
                 "description": JobSubmission.__doc__,
                 "requestBody": {"required": True, "content": _json(JobSubmission)},
                 "responses": {
-                    "202": {"description": "Queued", "content": _json(JobStatus)},
+                    "202": {"description": "Queued", "content": _json(JobStatus), "links": by_body},
                     **_errors(400, 404, 413, 422, 503),
                 },
             }
@@ -102,12 +116,25 @@ def paths() -> dict[str, Any]:
                 "responses": {"200": status, **_errors(404, 503)},
             },
             "delete": {
+                "operationId": "delete_job",
+                "tags": jobs,
+                "summary": "Delete a job and its results (cancelled first if it runs); a 404 from then on",
+                "parameters": [_job_id()],
+                "responses": {
+                    "204": {"description": "Deleted: the job and its results are gone", "links": by_path},
+                    **_errors(404, 503),
+                },
+            },
+        },
+        "/jobs/{job_id}/cancel": {
+            "post": {
                 "operationId": "cancel_job",
                 "tags": jobs,
-                "summary": "Cancel a job: no chunk starts after this; finished items stay readable",
+                "summary": "Cancel a job: no chunk starts after this; it and its finished items stay readable "
+                "(a finished job is left as it is)",
                 "parameters": [_job_id()],
                 "responses": {"200": status, **_errors(404, 503)},
-            },
+            }
         },
         "/jobs/{job_id}/results": {
             "get": {
@@ -127,6 +154,7 @@ def paths() -> dict[str, Any]:
                             **_json(JobResultsPage),
                             "application/x-ndjson": {"schema": {"type": "string"}},
                         },
+                        "links": by_path,
                     },
                     **_errors(400, 404, 503),
                 },

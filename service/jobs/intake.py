@@ -108,11 +108,24 @@ def shared_fields(options: Mapping[str, str]) -> tuple[dict[str, Any], str]:
     return shared, options.get("text_column") or "text"
 
 
+def check_shared(shared: dict[str, Any]) -> None:
+    """The shared fields by the /classify rules on their own, so that one the document forbids is a 400 even
+    when every item gives its own value (and the shared one would never be read)."""
+    probe = {"text": "shared", **shared}
+    if probe.get("labels") is None and probe.get("label_set") is None:
+        probe["label_set"] = "shared"  # that every item has labels is each item's check, below
+    try:
+        ClassifyRequest.model_validate(probe)
+    except ValidationError as exc:
+        raise InvalidRequest(f"the job's shared fields: {first_problem(exc)}") from None
+
+
 def checked(raw: list[Any], shared: dict[str, Any], max_items: int, what: str) -> list[ClassifyRequest]:
     """Each item merged over the shared fields and validated as a /classify request; 400 naming the first
     bad ones (1-based, as editors number lines)."""
     if len(raw) > max_items:
         raise InvalidRequest(f"{len(raw)} items; the limit is {max_items} (ZSC_JOB_MAX_ITEMS): split the job")
+    check_shared(shared)
     items, problems, unprocessable = [], [], 0
     for n, item in enumerate(raw, start=1):
         if isinstance(item, str):

@@ -1,5 +1,5 @@
-"""The jobs of one replica: submit (cut into chunks, queue), look up, cancel, read results in item order;
-and the worker that runs chunks here. What ``api.py`` calls."""
+"""The jobs of one replica: submit (cut into chunks, queue), look up, cancel, delete, read results in item
+order; and the worker that runs chunks here. What the HTTP layer (``http/jobs.py``) calls."""
 
 from __future__ import annotations
 
@@ -54,6 +54,14 @@ class JobManager:
     async def cancel(self, job_id: str) -> JobInfo:
         job = await self.store.cancel(job_id)
         if job is None:
+            raise JobNotFound(job_id, self.ttl_s)
+        return job
+
+    async def delete(self, job_id: str) -> JobInfo:
+        """Remove the job and its results (a running one stops: no chunk starts after this, and the one in
+        progress is not stored); the job as it was just before."""
+        job = await self.get(job_id)
+        if not await self.store.delete(job_id):  # gone meanwhile (deleted by another call, or expired)
             raise JobNotFound(job_id, self.ttl_s)
         return job
 

@@ -11,7 +11,8 @@ the one that claimed it) is stored and counted once.
 
 Keys, under the cache prefix: ``<p>:jobs:stream`` (entries: job, chunk, items), ``<p>:job:<id>`` (a
 hash: state and counters) and ``<p>:job:<id>:results`` (chunk -> JSON list). A job's keys expire
-``ttl_s`` after its last progress.
+``ttl_s`` after its last progress. Deleting a job removes both keys; every script that writes to them
+first checks that the job's hash exists, so a worker still on a chunk of a deleted job cannot bring it back.
 """
 
 from __future__ import annotations
@@ -126,6 +127,10 @@ class RedisJobStore:
             return None
         await self._cancel(keys=[self._job_key(job_id), self._results_key(job_id)], args=[time.time(), job.ttl_s])
         return await self.info(job_id)
+
+    async def delete(self, job_id: str) -> bool:
+        # the chunks still on the stream stay there until a worker takes them and finds no job (skipped)
+        return await self._redis.delete(self._job_key(job_id), self._results_key(job_id)) > 0
 
     async def results(self, job: JobInfo, chunks: range) -> dict[int, list[dict[str, Any]]]:
         if not chunks:

@@ -2,7 +2,9 @@
 
 A store keeps each job's record and its results per chunk, and queues its chunks for workers: ``take`` one,
 ``begin`` it (which says whether the job still wants it), ``complete`` it with its results (stored once: a
-chunk completed twice counts once; ``records.FINISHED`` when it was the last), then ``ack`` it. The Redis
+chunk completed twice counts once; ``records.FINISHED`` when it was the last), then ``ack`` it. ``cancel``
+keeps the record and what finished; ``delete`` removes both, and a chunk of a deleted job is then neither
+begun nor stored (a worker mid-chunk finds the job gone and drops its results: nothing brings it back). The Redis
 store (``redis_store.py``) does this across replicas; this one inside one process: a job is visible only
 to the worker process that accepted it, and a restart loses it (README: use Redis, or ``ZSC_WORKERS=1``,
 for jobs).
@@ -24,6 +26,7 @@ class JobStore(Protocol):
     async def create(self, job: JobInfo, chunks: list[list[dict[str, Any]]]) -> None: ...
     async def info(self, job_id: str) -> JobInfo | None: ...
     async def cancel(self, job_id: str) -> JobInfo | None: ...
+    async def delete(self, job_id: str) -> bool: ...
     async def results(self, job: JobInfo, chunks: range) -> dict[int, list[dict[str, Any]]]: ...
     async def take(self, consumer: str, wait_s: float) -> Chunk | None: ...
     async def begin(self, chunk: Chunk) -> str | None: ...
@@ -64,6 +67,14 @@ class MemoryJobStore:
             job.state, job.finished = CANCELLED, self._clock()
             self._touch(job)
         return job
+
+    async def delete(self, job_id: str) -> bool:
+        """Forget the job and its results; False when there was none. Its chunks still queued are skipped
+        when taken (``begin`` finds no job)."""
+        self._expire()
+        self._expires.pop(job_id, None)
+        self._results.pop(job_id, None)
+        return self._jobs.pop(job_id, None) is not None
 
     async def results(self, job: JobInfo, chunks: range) -> dict[int, list[dict[str, Any]]]:
         stored = self._results.get(job.id, {})

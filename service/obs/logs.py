@@ -3,6 +3,11 @@
 BentoML configures the worker's logging (its ``tracehandler`` on the root and ``bentoml`` loggers) before
 the service is imported; ``configure`` then adds the request-id filter to those handlers and, for json,
 swaps their formatter, so BentoML's own lines, uvicorn's and ours come out alike.
+
+A client's mistake is not the operator's problem: BentoML logs every request it refuses (a body that fails
+validation, any of its own 4xx) at ERROR with the traceback, so ``configure`` also drops those records
+(``ClientErrorFilter``); the request's access line (INFO, with its status) is what remains of it. A 5xx keeps
+its ERROR record and traceback.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import logging
 import time
 
 from opentelemetry import trace
+from pydantic import ValidationError
 
 from service.obs import request_context
 
@@ -65,6 +71,26 @@ class TextRequestIdFormatter(logging.Formatter):
         return f"{text} (request_id={rid})" if rid else text
 
 
+# BentoML's `log_exception` (called for every exception an API endpoint raises, 4xx and 5xx alike) logs here
+BENTOML_HTTP_LOGGER = "bentoml._internal.server.http_app"
+
+
+def is_client_error(exc: BaseException | None) -> bool:
+    """Whether BentoML answers this exception with a 4xx: a body that fails validation (pydantic's 400),
+    or one of its own errors with a 4xx status (``BentoMLException.error_code``, an ``HTTPStatus``)."""
+    if isinstance(exc, ValidationError):
+        return True
+    status = getattr(exc, "error_code", None)
+    return isinstance(status, int) and 400 <= status < 500
+
+
+class ClientErrorFilter(logging.Filter):
+    """Drops the ERROR record (and its traceback) BentoML writes for a request it answers with a 4xx."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and is_client_error(record.exc_info[1]))
+
+
 def _handlers() -> list[logging.Handler]:
     seen: list[logging.Handler] = []
     for name in ("", "bentoml", "uvicorn.error", "uvicorn.access", "zsc"):
@@ -76,7 +102,7 @@ def _handlers() -> list[logging.Handler]:
 
 def configure(fmt: str) -> None:
     """After BentoML set up its handlers (in the serving CLI and in each worker): adds the request id to
-    their lines, and for json swaps their formatter. Idempotent."""
+    their lines, for json swaps their formatter, and quiets BentoML's records of client errors. Idempotent."""
     for handler in _handlers():
         if any(isinstance(f, RequestIdFilter) for f in handler.filters):
             continue
@@ -86,3 +112,6 @@ def configure(fmt: str) -> None:
         else:
             handler.setFormatter(TextRequestIdFormatter(handler.formatter or logging.Formatter()))
     logging.getLogger("zsc").setLevel(logging.INFO)
+    bentoml_http = logging.getLogger(BENTOML_HTTP_LOGGER)
+    if not any(isinstance(f, ClientErrorFilter) for f in bentoml_http.filters):
+        bentoml_http.addFilter(ClientErrorFilter())

@@ -44,7 +44,7 @@ BREAKER_OPEN = Gauge(
     "zsc_cache_breaker_open", "1 while the tier's circuit breaker skips it", ["tier"], multiprocess_mode="max"
 )
 
-JOBS = Counter("zsc_jobs_total", "Jobs by event: submitted, finished, cancelled", ["event"])
+JOBS = Counter("zsc_jobs_total", "Jobs by event: submitted, finished, cancelled, deleted", ["event"])
 JOB_ITEMS = Counter("zsc_jobs_items_total", "Job items classified and stored (answers and item errors)")
 JOB_CHUNKS = Counter(
     "zsc_jobs_chunks_total",
@@ -62,7 +62,7 @@ JOB_QUEUE = Gauge(
 )
 
 # every series exists from the start (dashboards and alerts see 0, not "no data")
-for _event in ("submitted", "finished", "cancelled"):
+for _event in ("submitted", "finished", "cancelled", "deleted"):
     JOBS.labels(_event)
 for _outcome in ("stored", "skipped", "claimed", "retried"):
     JOB_CHUNKS.labels(_outcome)

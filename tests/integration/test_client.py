@@ -189,7 +189,7 @@ def test_typed_client_runs_a_job_and_lists_label_sets(default_server):
     import time
 
     from zsc_client.api.classifier import label_sets
-    from zsc_client.api.jobs import cancel_job, job_results, job_status, submit_job
+    from zsc_client.api.jobs import cancel_job, delete_job, job_results, job_status, submit_job
     from zsc_client.models import ErrorBody, JobAnswer, JobResultsPage, JobStatus, JobSubmission
 
     texts = ["The striker scored twice", "Shares fell after the results", "A new phone was announced"]
@@ -208,6 +208,10 @@ def test_typed_client_runs_a_job_and_lists_label_sets(default_server):
         direct = classify.sync(client=client, body=ClassifyBody(text=texts[1], labels=LABELS))
         assert page.results[0].labels == direct.labels and page.results[0].scores == direct.scores
         assert cancel_job.sync(job.id, client=client).state == "done"  # finished: cancel changes nothing
+        assert delete_job.sync_detailed(job.id, client=client).status_code == 204
+        gone = job_status.sync(job.id, client=client)
+        assert isinstance(gone, ErrorBody) and gone.error_type == "job_not_found"
+        assert delete_job.sync(job.id, client=client).error_type == "job_not_found"
         missing = job_status.sync("nope", client=client)
         assert isinstance(missing, ErrorBody) and missing.error_type == "job_not_found"
         sets = {s.name: s for s in label_sets.sync(client=client).label_sets}  # the default server's: the shipped ones

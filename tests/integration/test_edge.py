@@ -25,6 +25,7 @@ DATA_ENDPOINTS = [
     ("POST", "/jobs", {"texts": ["one", "two"], "labels": ["a", "b"]}),
     ("GET", "/jobs/0123456789abcdef", None),
     ("GET", "/jobs/0123456789abcdef/results", None),
+    ("POST", "/jobs/0123456789abcdef/cancel", None),
     ("DELETE", "/jobs/0123456789abcdef", None),
     ("GET", "/label_sets", None),
 ]
@@ -112,10 +113,58 @@ def test_every_log_line_is_json_and_a_request_s_lines_carry_its_id(locked):
     assert line["cache"] in ("miss", "hit", "partial") and line["pairs"] == 2 and line["duration_ms"] > 0
     assert line["key_id"] and line["level"] == "INFO" and line["time"].endswith("Z")
     assert all(rid in json.dumps(p) for p in mine)
-    # BentoML's own lines inside a request (its validation error, with the traceback) carry the id too
+    # a refused request: its access line, and nothing else (test_a_client_error_is_one_info_line_...)
     bad_lines = [p for p in parsed if p.get("request_id") == rid + "-bad"]
-    assert [p["status"] for p in bad_lines if p["logger"] == "zsc.access"] == [400]
-    assert any(p["logger"].startswith("bentoml") and "exception" in p for p in bad_lines), bad_lines
+    assert [(p["logger"], p.get("status")) for p in bad_lines] == [("zsc.access", 400)], bad_lines
+
+
+# (method, path, body as JSON or raw bytes, key, the status): client errors of every origin
+CLIENT_ERRORS = [
+    ("POST", "/classify", {"text": "x", "labels": []}, KEYS[0], 400),  # BentoML's validation, no labels
+    ("POST", "/classify", {"text": 42, "labels": ["a"], "extra": 1}, KEYS[0], 400),  # wrong type, unknown field
+    ("POST", "/classify_batch", b'{"items": [', KEYS[0], 400),  # not JSON
+    ("POST", "/hf/zero-shot-classification", {"inputs": "x", "parameters": {}}, KEYS[0], 400),  # checked in the route
+    ("POST", "/classify", {"text": "x", "labels": ["a", " a"]}, KEYS[0], 422),
+    ("POST", "/classify", {"text": "x", "labels": ["a"], "model": "nope"}, KEYS[0], 404),
+    ("POST", "/jobs", {"texts": ["a"]}, KEYS[0], 400),
+    ("GET", "/jobs/nope", None, KEYS[0], 404),
+    ("POST", "/jobs/nope/cancel", None, KEYS[0], 404),
+    ("DELETE", "/jobs/nope", None, KEYS[0], 404),
+    ("PUT", "/jobs/nope", None, KEYS[0], 405),
+    ("GET", "/no-such-path", None, KEYS[0], 404),
+    ("POST", "/classify", BODY, WRONG, 401),
+]
+
+
+def test_a_client_error_is_one_info_line_and_never_an_error_with_a_traceback(locked):
+    """A client's mistake must not page the operator: BentoML logs its own 400s (validation) at ERROR with
+    the traceback, which service/obs/logs.py drops; every 4xx leaves only its access line."""
+    url, log = locked
+    start = log.stat().st_size
+    rids = []
+    for i, (method, path, body, key, status) in enumerate(CLIENT_ERRORS):
+        rid = f"client-error-{i}-{uuid.uuid4().hex[:8]}"
+        raw = body if isinstance(body, bytes) else None
+        r = httpx.request(
+            method,
+            f"{url}{path}",
+            json=None if raw else body,
+            content=raw,
+            headers={"Authorization": f"Bearer {key}", "X-Request-ID": rid, "content-type": "application/json"},
+            timeout=30,
+        )
+        assert r.status_code == status, (method, path, r.status_code, r.text)
+        rids.append((rid, status))
+    assert call(url, "POST", "/classify", BODY, KEYS[0]).status_code == 200  # the service goes on
+    time.sleep(0.5)  # the worker's last lines reach the log
+    with log.open("rb") as f:
+        f.seek(start)
+        parsed = [json.loads(line) for line in f.read().decode().splitlines() if line.strip()]
+    for rid, status in rids:
+        lines = [p for p in parsed if p.get("request_id") == rid]
+        assert [(p["logger"], p["level"], p.get("status")) for p in lines] == [("zsc.access", "INFO", status)], lines
+    loud = [p for p in parsed if p["level"] in ("ERROR", "CRITICAL") or "exception" in p]
+    assert loud == [], loud
 
 
 def test_no_key_is_ever_logged(locked):

@@ -4,6 +4,8 @@ its traceback in the log. Faults are injected by markers in the text (tests/supp
 from __future__ import annotations
 
 import asyncio
+import re
+import time
 
 import httpx
 import pytest
@@ -24,17 +26,18 @@ def faulty(tiny_models, tmp_path_factory):
         yield url, log
 
 
-def post(url, text, endpoint="classify"):
+def post(url, text, endpoint="classify", **headers):
     body = {"text": text, "labels": LABELS}
     if endpoint == "classify_batch":
         body = {"items": [body, {"text": "a healthy item", "labels": LABELS}]}
-    return httpx.post(f"{url}/{endpoint}", json=body, timeout=30)
+    return httpx.post(f"{url}/{endpoint}", json=body, timeout=30, headers=headers)
 
 
 @pytest.mark.parametrize("endpoint", ["classify", "classify_batch"])
 def test_a_bug_in_the_cache_layer_is_a_generic_500_with_a_logged_traceback(faulty, endpoint):
     url, log = faulty
-    r = post(url, f"my parcel is late {CACHE_FAULT} ({endpoint})", endpoint)
+    rid = f"cache-fault-{endpoint}"
+    r = post(url, f"my parcel is late {CACHE_FAULT} ({endpoint})", endpoint, **{"X-Request-ID": rid})
     assert r.status_code == 500
     body = r.json()
     assert body["error_type"] == "internal_error"
@@ -43,6 +46,12 @@ def test_a_bug_in_the_cache_layer_is_a_generic_500_with_a_logged_traceback(fault
     text = log.read_text()
     assert "Traceback" in text and "KeyError: 'injected cache fault'" in text
     assert "cache_key_with_fault" in text, "the traceback points at the failing code"
+    # one ERROR record, its traceback inside it (the text format ends a record with its request's id)
+    record = (
+        rf"\[ERROR\][^\n]* unexpected error in {endpoint} [^\n]*\nTraceback \(most recent call last\):\n"
+        rf"(?:\s[^\n]*\n)+KeyError: 'injected cache fault' \(request_id={rid}\)\n"
+    )
+    assert len(re.findall(record, text)) == 1, text[-3000:]
 
 
 def test_a_model_failure_is_the_documented_backend_error(faulty):
@@ -52,11 +61,15 @@ def test_a_model_failure_is_the_documented_backend_error(faulty):
     assert r.json() == {"error": "inference failed: injected backend fault", "error_type": "backend_error"}
 
 
-def test_validation_errors_keep_bentomls_400_shape(faulty):
-    url, _ = faulty
-    r = httpx.post(f"{url}/classify", json={"text": "", "labels": ["a"]}, timeout=30)
+def test_validation_errors_keep_bentomls_400_shape_and_log_only_their_access_line(faulty):
+    url, log = faulty
+    rid = "validation-error"
+    r = httpx.post(f"{url}/classify", json={"text": "", "labels": ["a"]}, timeout=30, headers={"X-Request-ID": rid})
     assert r.status_code == 400
     assert set(r.json()) == {"error", "detail"} and "text is empty" in r.text
+    time.sleep(0.3)  # the worker's lines reach the log
+    mine = [line for line in log.read_text().splitlines() if f"(request_id={rid})" in line]
+    assert len(mine) == 1 and "[INFO]" in mine[0] and "POST /classify 400" in mine[0], mine
 
 
 def test_shed_load_is_the_documented_503(faulty):

@@ -1,7 +1,9 @@
 """Bulk jobs on one live replica: over Redis (the store replicas share) and in-process (no Redis).
 
-A 2,000-item job against /classify_batch on the same items; every way to submit; cancel; expiry; the
-limits and errors a user meets; the metrics. Several replicas and a replica dying: test_jobs_cluster.py.
+A 2,000-item job against /classify_batch on the same items; every way to submit; cancel (the job stays
+readable) and delete (it and its results are gone, from Redis too, even while a chunk of it is being worked
+on); expiry; the limits and errors a user meets; the metrics. Several replicas and a replica dying:
+test_jobs_cluster.py.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import pytest
 
 from harness import ROOT
 from harness.metrics import counter, scrape
-from tests.support.jobs import batch_answers, results_jsonl, submit, wait
+from tests.support.jobs import batch_answers, cancel, delete, results_jsonl, submit, wait
 from tests.support.server import bento_server, redis
 
 pytestmark = pytest.mark.timeout(600)
@@ -26,12 +28,13 @@ def gauge(url: str, name: str) -> float:
     return max((s.value for s in scrape(url) if s.name == name), default=0.0)
 
 
-def corpus(n: int) -> list[dict]:
-    """``n`` distinct items from the project's sentences, some with their own options."""
+def corpus(n: int, tag: str = "") -> list[dict]:
+    """``n`` distinct items from the project's sentences, some with their own options (another ``tag``:
+    other texts, none of them in the cache yet)."""
     rows = [json.loads(line) for line in (ROOT / "loadtest/data/workload.jsonl").read_text().splitlines() if line]
     items = []
     for i in range(n):
-        item: dict = {"text": f"{rows[i % len(rows)]['text']} (case {i})"}
+        item: dict = {"text": f"{rows[i % len(rows)]['text']} (case {i}{tag})"}
         if i % 7 == 0:
             item["multi_label"] = True
         if i % 11 == 0:
@@ -39,6 +42,42 @@ def corpus(n: int) -> list[dict]:
             item["threshold"] = 0.6
         items.append(item)
     return items
+
+
+def job_keys(redis_url: str, job_id: str) -> list[str]:
+    """The job's keys in the real Redis (ZSC_CACHE_PREFIX is the default, zsc)."""
+    import redis as redis_client
+
+    with redis_client.Redis.from_url(redis_url, decode_responses=True) as r:
+        return sorted(r.scan_iter(f"zsc:job:{job_id}*"))
+
+
+def assert_gone(url: str, job_id: str, ttl_s: int) -> None:
+    """Every route on the id answers the documented 404."""
+    message = (
+        f"no job '{job_id}': it was never submitted, or it expired (a job is kept {ttl_s} s after its last "
+        "progress, ZSC_JOB_TTL_S)"
+    )
+    for r in (
+        httpx.get(f"{url}/jobs/{job_id}"),
+        httpx.get(f"{url}/jobs/{job_id}/results"),
+        httpx.get(f"{url}/jobs/{job_id}/results", params={"format": "jsonl"}),
+        httpx.post(f"{url}/jobs/{job_id}/cancel"),
+        httpx.delete(f"{url}/jobs/{job_id}"),
+    ):
+        assert r.status_code == 404, (r.request.method, r.request.url, r.text)
+        assert r.json() == {"error": message, "error_type": "job_not_found"}
+
+
+def running_with_results(url: str, job_id: str) -> dict:
+    """Wait until the job has stored some results and is still running."""
+    wait(url, job_id, until=("running",))
+    deadline = time.monotonic() + 60
+    while (job := httpx.get(f"{url}/jobs/{job_id}").json())["done"] == 0:
+        assert time.monotonic() < deadline, job
+        time.sleep(0.1)
+    assert job["state"] == "running", job
+    return job
 
 
 @pytest.fixture(scope="module")
@@ -120,10 +159,11 @@ def test_cancel_stops_the_work(server):
     while gauge(server, "zsc_jobs_queue_depth") == 0:
         assert time.monotonic() < deadline, "zsc_jobs_queue_depth never showed the queued chunks"
         time.sleep(0.5)
-    while httpx.get(f"{server}/jobs/{job['id']}").json()["done"] == 0:
-        time.sleep(0.1)
-    cancelled = httpx.delete(f"{server}/jobs/{job['id']}").json()
-    assert cancelled["state"] == "cancelled" and cancelled["finished"]
+    running_with_results(server, job["id"])
+    answer = httpx.post(f"{server}/jobs/{job['id']}/cancel")
+    assert answer.status_code == 200, answer.text
+    cancelled = answer.json()
+    assert cancelled["state"] == "cancelled" and cancelled["finished"] and cancelled["id"] == job["id"]
     time.sleep(3)  # a chunk in progress at the cancel is not stored; no further chunk starts
     after = httpx.get(f"{server}/jobs/{job['id']}").json()
     assert after["state"] == "cancelled" and after["chunks_done"] <= cancelled["chunks_done"] + 0
@@ -132,25 +172,66 @@ def test_cancel_stops_the_work(server):
     assert skipped == after["chunks"] - after["chunks_done"] - 1 or skipped == after["chunks"] - after["chunks_done"]
     got = results_jsonl(server, job["id"])  # what finished before the cancel stays readable
     assert len(got) == after["done"] and [e["index"] for e in got] == list(range(after["done"]))
-    again = httpx.delete(f"{server}/jobs/{job['id']}")
-    assert again.status_code == 200 and again.json()["state"] == "cancelled"  # idempotent
+    again = httpx.post(f"{server}/jobs/{job['id']}/cancel")
+    assert again.status_code == 200 and again.json() == after  # idempotent: a cancelled job stays as it was
+    assert httpx.get(f"{server}/jobs/{job['id']}").json()["state"] == "cancelled"
+
+
+def test_cancelling_a_finished_job_changes_nothing(server):
+    job = submit(server, {"texts": ["one", "two"], "labels": LABELS})
+    done = wait(server, job["id"])
+    assert cancel(server, job["id"]) == done
+    assert httpx.get(f"{server}/jobs/{job['id']}").json() == done and len(results_jsonl(server, job["id"])) == 2
+
+
+def test_delete_removes_the_job_and_its_results_from_redis(server, redis_url):
+    before = counter(server, "zsc_jobs", event="deleted")
+    job = submit(server, {"texts": [f"text {i}" for i in range(70)], "labels": LABELS})  # 2 chunks
+    wait(server, job["id"])
+    assert job_keys(redis_url, job["id"]) == [f"zsc:job:{job['id']}", f"zsc:job:{job['id']}:results"]
+    r = httpx.delete(f"{server}/jobs/{job['id']}")
+    assert (r.status_code, r.content) == (204, b""), r.text
+    assert job_keys(redis_url, job["id"]) == []
+    assert_gone(server, job["id"], TTL_S)
+    assert counter(server, "zsc_jobs", event="deleted") - before == 1
+
+
+def test_deleting_a_running_job_stops_it_and_nothing_brings_it_back(server, redis_url):
+    import redis as redis_client
+
+    skipped = counter(server, "zsc_jobs_chunks", outcome="skipped")
+    cancelled = counter(server, "zsc_jobs", event="cancelled")
+    job = submit(server, {"items": corpus(3000, " deleted"), "labels": LABELS})
+    running_with_results(server, job["id"])
+    delete(server, job["id"])
+    assert job_keys(redis_url, job["id"]) == []
+    # the chunk in progress at the delete ends in the model and its results are dropped; the rest are taken
+    # and skipped, until the stream is empty
+    deadline = time.monotonic() + 30
+    with redis_client.Redis.from_url(redis_url) as r:
+        while r.xlen("zsc:jobs:stream"):
+            assert time.monotonic() < deadline, "the deleted job's chunks are still queued"
+            time.sleep(0.3)
+    time.sleep(1)
+    assert job_keys(redis_url, job["id"]) == [], "a worker wrote the deleted job back"
+    assert_gone(server, job["id"], TTL_S)
+    assert counter(server, "zsc_jobs_chunks", outcome="skipped") - skipped >= 1
+    assert counter(server, "zsc_jobs", event="cancelled") - cancelled == 1  # it was running: deleting cancelled it
+    after = submit(server, {"texts": ["one more"], "labels": LABELS})  # the worker goes on
+    assert wait(server, after["id"], timeout=60)["state"] == "done"
 
 
 def test_an_expired_job_is_a_clear_404(server):
     job = submit(server, {"texts": ["one"], "labels": LABELS})
     wait(server, job["id"])
     time.sleep(TTL_S + 1)
-    for r in (
-        httpx.get(f"{server}/jobs/{job['id']}"),
-        httpx.get(f"{server}/jobs/{job['id']}/results"),
-        httpx.delete(f"{server}/jobs/{job['id']}"),
-    ):
-        assert r.status_code == 404
-        assert r.json() == {
-            "error": f"no job '{job['id']}': it was never submitted, or it expired (a job is kept {TTL_S} s after "
-            "its last progress, ZSC_JOB_TTL_S)",
-            "error_type": "job_not_found",
-        }
+    assert_gone(server, job["id"], TTL_S)
+
+
+@pytest.mark.parametrize("store", ["redis", "memory"])
+def test_unknown_ids_are_a_clear_404_on_every_route(server, default_server, store):
+    url = server if store == "redis" else default_server
+    assert_gone(url, "0123456789abcdef0123456789abcdef", TTL_S if store == "redis" else 86400)
 
 
 @pytest.mark.parametrize(
@@ -167,6 +248,11 @@ def test_an_expired_job_is_a_clear_404(server):
         ({"json": {"texts": ["x" * 600] * 2000, "labels": LABELS}}, 413, "over 1 MB (ZSC_JOB_MAX_MB)"),
         ({"json": {"texts": ["a"] * 5001, "labels": LABELS}}, 400, "5001 items; the limit is 5000"),
         ({"files": {"other": ("t.jsonl", b'"a"')}}, 400, "a file field named 'file'"),
+        (
+            {"json": {"items": [{"text": "a", "labels": LABELS, "multi_label": False}], "multi_label": "yes"}},
+            400,
+            "the job's shared fields: multi_label: Input should be a valid boolean",
+        ),  # every item gives its own, and the shared one is still checked
     ],
 )
 def test_bad_submissions_get_a_clear_4xx(server, kwargs, status, message):
@@ -203,9 +289,29 @@ def test_without_redis_jobs_run_in_process(default_server):
     items = [{"text": t, "labels": LABELS} for t in ("The striker scored twice", "The parcel never arrived")]
     job = submit(default_server, {"items": items})
     assert job["backend"] == "memory"
-    wait(default_server, job["id"])
+    done = wait(default_server, job["id"])
     got = [{k: v for k, v in e.items() if k != "index"} for e in results_jsonl(default_server, job["id"])]
     assert got == batch_answers(default_server, items)
+    assert cancel(default_server, job["id"]) == done  # finished: nothing to cancel
+    delete(default_server, job["id"])
+    assert_gone(default_server, job["id"], 86400)
+
+
+def test_without_redis_cancel_keeps_and_delete_forgets_a_running_job(default_server):
+    url = default_server
+    kept = submit(url, {"items": corpus(3000, " kept"), "labels": LABELS})
+    running_with_results(url, kept["id"])
+    cancelled = cancel(url, kept["id"])
+    assert cancelled["state"] == "cancelled" and cancelled["backend"] == "memory"
+    assert len(results_jsonl(url, kept["id"])) == httpx.get(f"{url}/jobs/{kept['id']}").json()["done"] > 0
+    gone = submit(url, {"items": corpus(3000, " gone"), "labels": LABELS})
+    running_with_results(url, gone["id"])
+    delete(url, gone["id"])
+    time.sleep(2)  # the chunk in progress at the delete ends in the model; its results must not bring it back
+    assert_gone(url, gone["id"], 86400)
+    after = submit(url, {"texts": ["one more"], "labels": LABELS})  # the worker goes on
+    assert wait(url, after["id"], timeout=60)["state"] == "done"
+    assert httpx.get(f"{url}/jobs/{kept['id']}").json()["state"] == "cancelled"
 
 
 def test_redis_store_hands_a_released_chunk_over_at_once_and_claims_stalled_ones(redis_url):
@@ -237,6 +343,34 @@ def test_redis_store_hands_a_released_chunk_over_at_once_and_claims_stalled_ones
             await store.ack(chunk)
         info = await store.info("j1")
         assert (info.state, info.done, info.chunks_done) == ("done", 2, 2) and await store.depth() == 0
+        await store.close()
+
+    asyncio.run(go())
+
+
+def test_redis_store_delete_leaves_nothing_for_a_worker_to_write_back(redis_url):
+    """A job deleted while a worker holds its chunk: the late completion stores nothing and recreates no
+    key; its queued chunk is not begun."""
+    import asyncio
+
+    import redis.asyncio as aioredis
+
+    from service.jobs.records import NOT_STORED, JobInfo
+    from service.jobs.redis_store import RedisJobStore
+
+    async def go():
+        store = RedisJobStore(redis_url, "deltest", visibility_s=60)
+        job = JobInfo("j2", "queued", total=2, chunks=2, chunk_items=1, created=time.time(), ttl_s=60)
+        await store.create(job, [[{"text": "a"}], [{"text": "b"}]])
+        held = await store.take("worker-a", 0.1)
+        assert await store.begin(held) == "running"
+        assert await store.complete(held, [{"labels": ["y"]}], 0) == 1  # one chunk's results are stored
+        queued = await store.take("worker-b", 0.1)
+        assert await store.delete("j2") is True and await store.delete("j2") is False
+        assert await store.complete(queued, [{"labels": ["x"]}], 0) == NOT_STORED
+        assert await store.begin(queued) is None and await store.cancel("j2") is None
+        async with aioredis.from_url(redis_url) as r:
+            assert [k async for k in r.scan_iter("deltest:job:*")] == []
         await store.close()
 
     asyncio.run(go())

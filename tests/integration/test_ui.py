@@ -2,7 +2,7 @@
 
 It classifies the English and Chinese examples and checks the rendered ranking against the API's answer,
 shows a 4xx message, uses the label-set picker, renders a hostile label as text, runs a job from a file to
-completion, works by keyboard and at phone width, and saves screenshots (``ZSC_UI_SCREENSHOTS`` names a
+completion and cancels one, works by keyboard and at phone width, and saves screenshots (``ZSC_UI_SCREENSHOTS`` names a
 folder to keep them in; else the test's temporary folder).
 """
 
@@ -188,6 +188,22 @@ def test_a_job_from_a_file_runs_to_completion(page, server, tmp_path, shots):
     page.get_by_role("button", name="Submit job").click()
     page.locator("#job-error").wait_for(state="visible")
     assert "line 2 is not JSON" in page.locator("#job-error").inner_text()
+
+
+def test_the_cancel_button_cancels_and_the_job_stays_readable(page, server, tmp_path):
+    upload = tmp_path / "many.jsonl"
+    upload.write_text("\n".join(json.dumps(f"Ticket {i}: my parcel has not arrived yet") for i in range(3000)) + "\n")
+    page.get_by_role("tab", name="Jobs").click()
+    page.locator("#job-file").set_input_files(str(upload))
+    page.locator("#job-labels").fill("sports, shipping")
+    page.get_by_role("button", name="Submit job").click()
+    page.locator("#job-cancel").wait_for(state="visible")
+    page.locator("#job-cancel").click()
+    page.wait_for_function("document.querySelector('#job-state').textContent === 'cancelled'", timeout=30_000)
+    assert page.locator("#job-cancel").is_hidden()
+    job = httpx.get(f"{server}/jobs/{page.locator('#job-id').inner_text()}", timeout=30)
+    assert job.status_code == 200 and job.json()["state"] == "cancelled"  # cancelled, not deleted
+    assert job.json()["done"] < 3000 and not page.problems
 
 
 def test_keyboard_only(page, server):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import httpx
 
-from harness.jobs import cancel, results_jsonl, status, submit, wait
+from harness.jobs import cancel, delete, results_jsonl, status, submit, wait
 
-__all__ = ["batch_answers", "cancel", "results_jsonl", "status", "submit", "wait"]
+__all__ = ["batch_answers", "cancel", "delete", "results_jsonl", "status", "submit", "wait"]
 
 
 def batch_answers(url: str, items: list[dict], size: int = 256) -> list[dict]:

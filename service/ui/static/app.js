@@ -383,7 +383,7 @@ function renderJob(job) {
   const active = ["queued", "running"].includes(job.state);
   $("job-cancel").hidden = !active;
   $("job-cancel").onclick = async () => {
-    await call(`jobs/${encodeURIComponent(job.id)}`, { method: "DELETE" });
+    await call(`jobs/${encodeURIComponent(job.id)}/cancel`, { method: "POST" });  // DELETE would delete it
     pollJob(job.id);
   };
   const download = $("job-download");

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from service.errors import InvalidRequest
+from service.errors import InvalidRequest, JobNotFound
 from service.jobs import intake
 from service.jobs.manager import JobManager
 from service.jobs.records import CANCELLED, DONE, Chunk, JobInfo
@@ -19,6 +19,23 @@ LABELS = ["sports", "billing"]
 
 
 # -- intake ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("shared", "message"),
+    [
+        ({"multi_label": [["x"]]}, "the job's shared fields: multi_label: Input should be a valid boolean"),
+        ({"hypothesis_template": "no place"}, "the job's shared fields: hypothesis_template: "),
+        ({"threshold": 2}, "the job's shared fields: threshold: "),
+        ({"labels": []}, "the job's shared fields: labels: "),
+    ],
+)
+def test_a_shared_field_the_document_forbids_is_refused_even_when_every_item_overrides_it(shared, message):
+    items = [{"text": "a", "labels": LABELS, "multi_label": False, "hypothesis_template": "About {}.",
+              "threshold": 0.5}]  # fmt: skip
+    with pytest.raises(InvalidRequest, match=f"^{message}"):
+        intake.from_json({"items": items, **shared}, 100)
+    assert len(intake.from_json({"items": items, "multi_label": True, "threshold": None}, 100)) == 1
+
+
 def test_json_shapes_merge_shared_fields_under_each_item():
     items = intake.from_json(
         {"texts": ["a", "b"], "items": [{"text": "c", "labels": ["x", "y"]}, "d"], "labels": LABELS, "top_k": 1},
@@ -159,6 +176,30 @@ def test_cancel_stops_chunks_not_yet_started():
         assert (job.state, job.done, job.chunks_done) == (CANCELLED, 3, 1)
         assert sum(len(c) for c in calls) == 3  # nothing after the cancel reached the classifier
         assert [e["index"] for e in await manager.results(job, 0, 100)] == [0, 1, 2]  # what finished stays
+
+    asyncio.run(go())
+
+
+def test_delete_forgets_the_job_and_a_worker_mid_chunk_writes_nothing_back():
+    holder: dict = {}
+
+    async def deleting(batch):  # the job is deleted while its first slice is in the model
+        if not holder.get("deleted"):
+            holder["deleted"] = await holder["manager"].delete(holder["id"])
+        return [answer_of(i) for i in batch]
+
+    async def go():
+        _, store, worker, manager, bodies, calls = make(9, run=deleting)
+        job = await manager.submit(bodies)
+        holder.update(manager=manager, id=job.id)
+        assert await worker.process(await store.take("t", 0.01)) is False  # its results were dropped
+        assert holder["deleted"].state == "running"  # what it was just before
+        assert await drain(store, worker) == 2  # the other chunks are taken and skipped, not run
+        assert len(calls) == 2  # the first chunk's two slices only
+        for lookup in (manager.get, manager.cancel, manager.delete):
+            with pytest.raises(JobNotFound):
+                await lookup(job.id)
+        assert (store._jobs, store._results, store._expires) == ({}, {}, {})
 
     asyncio.run(go())
 

@@ -25,10 +25,10 @@ from .invalid_argument import InvalidArgument
 from .invalid_argument_detail_type_0_item import InvalidArgumentDetailType0Item
 from .job_answer import JobAnswer
 from .job_item import JobItem
-from .job_item_chunk_aggregation import JobItemChunkAggregation
+from .job_item_chunk_aggregation_type_0 import JobItemChunkAggregationType0
 from .job_item_error import JobItemError
 from .job_item_example_rule_type_0 import JobItemExampleRuleType0
-from .job_item_truncation import JobItemTruncation
+from .job_item_truncation_type_0 import JobItemTruncationType0
 from .job_links import JobLinks
 from .job_results_format import JobResultsFormat
 from .job_results_page import JobResultsPage
@@ -76,10 +76,10 @@ __all__ = (
     "InvalidArgumentDetailType0Item",
     "JobAnswer",
     "JobItem",
-    "JobItemChunkAggregation",
+    "JobItemChunkAggregationType0",
     "JobItemError",
     "JobItemExampleRuleType0",
-    "JobItemTruncation",
+    "JobItemTruncationType0",
     "JobLinks",
     "JobResultsFormat",
     "JobResultsPage",

@@ -8,12 +8,12 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-from ..models.job_item_chunk_aggregation import check_job_item_chunk_aggregation
-from ..models.job_item_chunk_aggregation import JobItemChunkAggregation
+from ..models.job_item_chunk_aggregation_type_0 import check_job_item_chunk_aggregation_type_0
+from ..models.job_item_chunk_aggregation_type_0 import JobItemChunkAggregationType0
 from ..models.job_item_example_rule_type_0 import check_job_item_example_rule_type_0
 from ..models.job_item_example_rule_type_0 import JobItemExampleRuleType0
-from ..models.job_item_truncation import check_job_item_truncation
-from ..models.job_item_truncation import JobItemTruncation
+from ..models.job_item_truncation_type_0 import check_job_item_truncation_type_0
+from ..models.job_item_truncation_type_0 import JobItemTruncationType0
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -30,7 +30,7 @@ T = TypeVar("T", bound="JobItem")
 
 @_attrs_define
 class JobItem:
-    """ A job item: a /classify body whose missing fields (labels included) come from the job's.
+    """ A job item: a /classify body whose missing or null fields (labels included) come from the job's.
 
         Example:
             {'hypothesis_template': 'This message is about {}.', 'labels': [{'description': 'payments, refunds and
@@ -39,8 +39,8 @@ class JobItem:
 
         Attributes:
             text (str): The text to classify, in any language the model covers.
-            chunk_aggregation (JobItemChunkAggregation | Unset): With chunk: a label's evidence over the windows, the
-                strongest (max) or mean. Default: 'max'.
+            chunk_aggregation (JobItemChunkAggregationType0 | None | Unset): With chunk: a label's evidence over the
+                windows, the strongest (max) or mean.
             example_rule (JobItemExampleRuleType0 | None | Unset): How a label's examples join its wording (embedding
                 models): the text's similarity to their mean (prototype), to the closest one (nearest), or the prototype blended
                 with the wording (blend). Default: the label set's, else the model's (GET /models).
@@ -55,27 +55,26 @@ class JobItem:
             model (None | str | Unset): The model to answer with: a name or tag from GET /models, or `auto` (per text, the
                 first model in ZSC_MODELS order whose languages cover its script). Default: the model the label set was tuned on
                 when this replica serves it, else the replica's first.
-            multi_label (bool | Unset): Score each label on its own (labels may all be true) instead of one softmax.
-                Default: False.
+            multi_label (bool | None | Unset): Score each label on its own (labels may all be true) instead of one softmax.
             threshold (float | None | Unset): Decision threshold in [0, 1]: single-label, `predicted` is the top label if
                 its score reaches it, else null; multi-label, every label at or above it. Default: the top label / 0.5.
             top_k (int | None | Unset): Return only the k best labels.
-            truncation (JobItemTruncation | Unset): A text longer than the model's window: cut its end (end), keep its end
-                (start), refuse it with 400 (error), or score it in overlapping windows (chunk). Default: 'end'.
+            truncation (JobItemTruncationType0 | None | Unset): A text longer than the model's window: cut its end (end),
+                keep its end (start), refuse it with 400 (error), or score it in overlapping windows (chunk).
      """
 
     text: str
-    chunk_aggregation: JobItemChunkAggregation | Unset = 'max'
+    chunk_aggregation: JobItemChunkAggregationType0 | None | Unset = UNSET
     example_rule: JobItemExampleRuleType0 | None | Unset = UNSET
     example_weight: float | None | Unset = UNSET
     hypothesis_template: None | str | Unset = UNSET
     label_set: None | str | Unset = UNSET
     labels: list[LabelObject | str] | None | str | Unset = UNSET
     model: None | str | Unset = UNSET
-    multi_label: bool | Unset = False
+    multi_label: bool | None | Unset = UNSET
     threshold: float | None | Unset = UNSET
     top_k: int | None | Unset = UNSET
-    truncation: JobItemTruncation | Unset = 'end'
+    truncation: JobItemTruncationType0 | None | Unset = UNSET
 
 
 
@@ -85,10 +84,13 @@ class JobItem:
         from ..models.label_object import LabelObject # noqa: PLC0415
         text = self.text
 
-        chunk_aggregation: str | Unset = UNSET
-        if not isinstance(self.chunk_aggregation, Unset):
+        chunk_aggregation: None | str | Unset
+        if isinstance(self.chunk_aggregation, Unset):
+            chunk_aggregation = UNSET
+        elif isinstance(self.chunk_aggregation, str):
             chunk_aggregation = self.chunk_aggregation
-
+        else:
+            chunk_aggregation = self.chunk_aggregation
 
         example_rule: None | str | Unset
         if isinstance(self.example_rule, Unset):
@@ -139,7 +141,11 @@ class JobItem:
         else:
             model = self.model
 
-        multi_label = self.multi_label
+        multi_label: bool | None | Unset
+        if isinstance(self.multi_label, Unset):
+            multi_label = UNSET
+        else:
+            multi_label = self.multi_label
 
         threshold: float | None | Unset
         if isinstance(self.threshold, Unset):
@@ -153,10 +159,13 @@ class JobItem:
         else:
             top_k = self.top_k
 
-        truncation: str | Unset = UNSET
-        if not isinstance(self.truncation, Unset):
+        truncation: None | str | Unset
+        if isinstance(self.truncation, Unset):
+            truncation = UNSET
+        elif isinstance(self.truncation, str):
             truncation = self.truncation
-
+        else:
+            truncation = self.truncation
 
 
         field_dict: dict[str, Any] = {}
@@ -197,14 +206,24 @@ class JobItem:
         d = dict(src_dict)
         text = d.pop("text")
 
-        _chunk_aggregation = d.pop("chunk_aggregation", UNSET)
-        chunk_aggregation: JobItemChunkAggregation | Unset
-        if isinstance(_chunk_aggregation,  Unset):
-            chunk_aggregation = UNSET
-        else:
-            chunk_aggregation = check_job_item_chunk_aggregation(_chunk_aggregation)
+        def _parse_chunk_aggregation(data: object) -> JobItemChunkAggregationType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                chunk_aggregation_type_0 = check_job_item_chunk_aggregation_type_0(data)
 
 
+
+                return chunk_aggregation_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(JobItemChunkAggregationType0 | None | Unset, data)
+
+        chunk_aggregation = _parse_chunk_aggregation(d.pop("chunk_aggregation", UNSET))
 
 
         def _parse_example_rule(data: object) -> JobItemExampleRuleType0 | None | Unset:
@@ -303,7 +322,15 @@ class JobItem:
         model = _parse_model(d.pop("model", UNSET))
 
 
-        multi_label = d.pop("multi_label", UNSET)
+        def _parse_multi_label(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        multi_label = _parse_multi_label(d.pop("multi_label", UNSET))
+
 
         def _parse_threshold(data: object) -> float | None | Unset:
             if data is None:
@@ -325,14 +352,24 @@ class JobItem:
         top_k = _parse_top_k(d.pop("top_k", UNSET))
 
 
-        _truncation = d.pop("truncation", UNSET)
-        truncation: JobItemTruncation | Unset
-        if isinstance(_truncation,  Unset):
-            truncation = UNSET
-        else:
-            truncation = check_job_item_truncation(_truncation)
+        def _parse_truncation(data: object) -> JobItemTruncationType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                truncation_type_0 = check_job_item_truncation_type_0(data)
 
 
+
+                return truncation_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(JobItemTruncationType0 | None | Unset, data)
+
+        truncation = _parse_truncation(d.pop("truncation", UNSET))
 
 
         job_item = cls(

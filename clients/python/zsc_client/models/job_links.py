@@ -22,10 +22,12 @@ T = TypeVar("T", bound="JobLinks")
 class JobLinks:
     """ 
         Attributes:
+            cancel (str): POST here to cancel it (DELETE on self deletes it and its results).
             results (str): Its results.
             self_ (str): This job's status.
      """
 
+    cancel: str
     results: str
     self_: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -35,6 +37,8 @@ class JobLinks:
 
 
     def to_dict(self) -> dict[str, Any]:
+        cancel = self.cancel
+
         results = self.results
 
         self_ = self.self_
@@ -43,6 +47,7 @@ class JobLinks:
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
+            "cancel": cancel,
             "results": results,
             "self": self_,
         })
@@ -54,11 +59,14 @@ class JobLinks:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
+        cancel = d.pop("cancel")
+
         results = d.pop("results")
 
         self_ = d.pop("self")
 
         job_links = cls(
+            cancel=cancel,
             results=results,
             self_=self_,
         )

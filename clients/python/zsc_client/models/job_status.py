@@ -37,7 +37,7 @@ class JobStatus:
             done (int): Items with a stored result (answers and item errors).
             elapsed_s (float): From the first chunk taken to the end (or now).
             errors (int): Of those, items answered with an error.
-            id (str): The job's id (unguessable: whoever holds it can read and cancel the job).
+            id (str): The job's id (unguessable: whoever holds it can read, cancel and delete the job).
             links (JobLinks):
             progress (float): done / total.
             state (JobStatusState):

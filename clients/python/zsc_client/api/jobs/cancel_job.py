@@ -25,8 +25,8 @@ def _get_kwargs(
     
 
     _kwargs: dict[str, Any] = {
-        "method": "delete",
-        "url": "/jobs/{job_id}".format(job_id=quote(str(job_id), safe=""),),
+        "method": "post",
+        "url": "/jobs/{job_id}/cancel".format(job_id=quote(str(job_id), safe=""),),
     }
 
 
@@ -55,6 +55,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
 
         return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_413
 
     if response.status_code == 429:
         response_429 = ErrorBody.from_dict(response.json())
@@ -91,7 +98,8 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
 
 ) -> Response[ErrorBody | JobStatus]:
-    """ Cancel a job: no chunk starts after this; finished items stay readable
+    """ Cancel a job: no chunk starts after this; it and its finished items stay readable (a finished job is
+    left as it is)
 
     Args:
         job_id (str):
@@ -122,7 +130,8 @@ def sync(
     client: AuthenticatedClient | Client,
 
 ) -> ErrorBody | JobStatus | None:
-    """ Cancel a job: no chunk starts after this; finished items stay readable
+    """ Cancel a job: no chunk starts after this; it and its finished items stay readable (a finished job is
+    left as it is)
 
     Args:
         job_id (str):
@@ -148,7 +157,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
 
 ) -> Response[ErrorBody | JobStatus]:
-    """ Cancel a job: no chunk starts after this; finished items stay readable
+    """ Cancel a job: no chunk starts after this; it and its finished items stay readable (a finished job is
+    left as it is)
 
     Args:
         job_id (str):
@@ -179,7 +189,8 @@ async def asyncio(
     client: AuthenticatedClient | Client,
 
 ) -> ErrorBody | JobStatus | None:
-    """ Cancel a job: no chunk starts after this; finished items stay readable
+    """ Cancel a job: no chunk starts after this; it and its finished items stay readable (a finished job is
+    left as it is)
 
     Args:
         job_id (str):
