@@ -1,7 +1,7 @@
 """Jobs measured: throughput on one replica and on three behind nginx, and what a running job does to
 interactive latency (docs/jobs.md).
 
-    .venv/bin/python -m loadtest.jobs_bench                      # ~8 min on 2 cores
+    .venv/bin/python -m loadtest.jobs_bench                      # ~10 min on 2 cores
     .venv/bin/python -m loadtest.jobs_bench --job-items 2000 --big-job-items 5000 --window-s 15   # quicker
 
 Each configuration is a fresh local cluster (harness/cluster.py: the cache's redis-server, the jobs'
