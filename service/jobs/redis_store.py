@@ -77,10 +77,21 @@ class RedisJobStore:
 
     def __init__(self, url: str, prefix: str, visibility_s: float, timeout_s: float = 5.0) -> None:
         import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+        from redis.exceptions import ConnectionError as RedisConnectionError
 
         self.url = redact_url(url)
         self._timeout_s = timeout_s
-        self._redis = aioredis.from_url(url, decode_responses=True, socket_timeout=timeout_s + 30)
+        # one immediate retry on a broken connection: after Redis restarts, every pooled connection is dead
+        # and the first call on each would fail (a job route answering 503 to a Redis that is back). Every
+        # call here may run twice: at worst a job's chunks are queued twice, and results are stored once.
+        self._redis = aioredis.from_url(
+            url,
+            decode_responses=True,
+            socket_timeout=timeout_s + 30,
+            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+        )
         self._stream = f"{prefix}:jobs:stream"
         self._group = f"{prefix}-job-workers"
         self._prefix = prefix

@@ -108,3 +108,42 @@ def test_a_job_outlives_its_redis_killed_mid_job(tiny_models, stores, tmp_path):
         assert cache_keys and not [k for k in cache_keys if k.startswith("zsc:job")]
         assert all(k.startswith(("zsc:job:", "zsc:jobs:")) for k in store.keys("*"))
         assert list((jobs["dir"] / "data" / "appendonlydir").iterdir())
+
+
+def test_a_store_whose_redis_restarted_empty_runs_new_jobs(tmp_path):
+    """Jobs in a Redis without persistence (the cache's, say) are lost when it restarts; the store's
+    consumer group goes with them. The store makes it again, so the jobs submitted after run; the chunk a
+    worker held from before is acknowledged without an error."""
+    import asyncio
+
+    from service.jobs.records import JobInfo
+    from service.jobs.redis_store import RedisJobStore
+
+    volatile = redis(tmp_path / "volatile")
+
+    def job(job_id: str) -> JobInfo:
+        return JobInfo(job_id, "queued", total=1, chunks=1, chunk_items=1, created=time.time(), ttl_s=60)
+
+    async def go():
+        store = RedisJobStore(volatile.url, "zsc", visibility_s=5)
+        try:
+            await store.create(job("before"), [[{"text": "a"}]])
+            held = await store.take("w", 0.1)
+            assert held is not None and held.job_id == "before"
+
+            volatile.kill()
+            restarted = redis(tmp_path / "volatile", port=volatile.member.port)  # empty
+            try:
+                await store.ack(held)  # its group is gone: nothing to acknowledge
+                await store.create(job("after"), [[{"text": "b"}]])
+                got = None
+                for _ in range(3):  # the first take finds the group gone, a later one makes it again
+                    got = got or await store.take("w", 0.1)
+                assert got is not None and got.job_id == "after"
+                assert await store.begin(got) == "running"
+            finally:
+                restarted.stop()
+        finally:
+            await store.close()
+
+    asyncio.run(go())
