@@ -5,7 +5,8 @@ One replica of the tiny NLI model, a volatile redis-server for the cache and an 
 SIGKILLed; the replica goes on answering /classify and says 503 job_store_unavailable for the job; the
 jobs Redis is started again on the same port and the same append-only files. The job then completes with
 every item answered exactly once (counters, stored chunks, indices) and with /classify_batch's answers,
-and neither Redis holds the other's keys.
+and neither Redis holds the other's keys. Then the store alone against a Redis that restarts empty (no
+persistence): its consumer group is made again, so new jobs run.
 """
 
 from __future__ import annotations
