@@ -43,7 +43,7 @@ help:
 	@echo "make overload         one replica at 10x its capacity: shed, p99, memory, recovery (~4 min) -> results/"
 	@echo "make fuzz             schemathesis, every check and phase, against a server on PORT (make serve first)"
 	@echo "make audit            pip-audit of the image's locked requirements (needs PyPI's JSON API or OSV)"
-	@echo "make cluster N=3       redis + N replicas + nginx on 127.0.0.1:$(CLUSTER_PORT); make cluster-down stops them"
+	@echo "make cluster N=3       cache and jobs redis + N replicas + nginx on 127.0.0.1:$(CLUSTER_PORT); make cluster-down stops them"
 
 $(BIN)/.installed: pyproject.toml $(CONSTRAINTS)
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }

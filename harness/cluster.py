@@ -1,4 +1,4 @@
-"""A local cluster on 127.0.0.1: redis-server, N ``bentoml serve`` replicas, nginx in front.
+"""A local cluster on 127.0.0.1: a cache redis-server, a jobs redis-server, N ``bentoml serve`` replicas, nginx.
 
     make cluster N=3                                # = python -m harness.cluster up --replicas 3
     .venv/bin/python -m harness.cluster status
@@ -8,7 +8,9 @@
 
 Everything lives in one run directory (default ``run/cluster``): ``cluster.json`` (ports, PIDs, URLs, CPU
 sets) and one folder per member with its log, its PID file and, for a replica, its own BentoML home (the
-model store is shared through a symlink). Every process carries the mark ``<run dir>::<member>``
+model store is shared through a symlink). ``up`` empties it first, except the jobs Redis's append-only
+files (``jobs-redis/data``): jobs outlive a ``down`` and ``up`` as they outlive a restart of the jobs Redis
+(``--fresh-jobs`` drops them). Every process carries the mark ``<run dir>::<member>``
 (``process.MARK``), so a later ``down`` or ``kill`` (another process) finds each member's whole tree.
 
 CPU pinning sets a member's affinity before it starts; its children (BentoML's workers, their thread pools)
@@ -35,6 +37,7 @@ from .launchers import (
     QUIET_ENV,
     bento_serve,
     http_status,
+    jobs_redis_server,
     nginx,
     nginx_test_command,
     redis_ping,
@@ -102,9 +105,10 @@ class ClusterState:
     redis: MemberRecord | None = None
     replicas: list[ReplicaRecord] = field(default_factory=list)
     nginx: NginxRecord | None = None
+    jobs_redis: MemberRecord | None = None
 
     def members(self) -> list[MemberRecord]:
-        return [m for m in (self.nginx, self.redis, *self.replicas) if m is not None]
+        return [m for m in (self.nginx, self.redis, self.jobs_redis, *self.replicas) if m is not None]
 
     def save(self) -> None:
         path = Path(self.run_dir) / STATE
@@ -128,6 +132,7 @@ class ClusterState:
             redis=record(MemberRecord, raw.get("redis")),
             replicas=[record(ReplicaRecord, r) for r in raw.get("replicas", [])],
             nginx=record(NginxRecord, raw.get("nginx")),
+            jobs_redis=record(MemberRecord, raw.get("jobs_redis")),
         )
 
 
@@ -140,6 +145,9 @@ class ClusterSpec:
     base_port: int = 3001
     redis: bool = True
     redis_port: int = 6390
+    jobs_redis: bool = True  # a second, persistent redis-server for jobs (ZSC_JOBS_REDIS_URL)
+    jobs_redis_port: int = 6391
+    fresh_jobs: bool = False  # drop the jobs a previous run left in the jobs Redis
     weights: tuple[int, ...] | None = None
     env: Mapping[str, str] = field(default_factory=dict)  # extra environment for the replicas
     threads: int | None = None  # ZSC_CPU_THREADS per replica
@@ -218,6 +226,7 @@ def up(run_dir: Path, spec: ClusterSpec, say: Say = print) -> ClusterState:
     nginx_port = pick(spec.port, "nginx")
     replica_ports = [pick(spec.base_port and spec.base_port + i, f"replica-{i + 1}") for i in range(spec.replicas)]
     redis_port = pick(spec.redis_port, "redis") if spec.redis else None
+    jobs_redis_port = pick(spec.jobs_redis_port, "jobs-redis") if spec.jobs_redis else None
 
     timeout_s = int(env.get("ZSC_TIMEOUT_S") or 60)
     if timeout_s >= NGINX_READ_TIMEOUT_S:
@@ -225,19 +234,30 @@ def up(run_dir: Path, spec: ClusterSpec, say: Say = print) -> ClusterState:
             f"warning: ZSC_TIMEOUT_S={timeout_s} >= nginx's proxy_read_timeout ({NGINX_READ_TIMEOUT_S}s): "
             "raise it in deploy/nginx/nginx.conf or nginx answers 504 before the replica does"
         )
-    if run_dir.exists():  # logs of a previous run: start clean
-        for child in run_dir.iterdir():
-            shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+    if run_dir.exists():  # logs of a previous run: start clean (its jobs stay, unless told otherwise)
+        _clean(run_dir, keep_jobs=not spec.fresh_jobs)
     run_dir.mkdir(parents=True, exist_ok=True)
 
     state = ClusterState(run_dir=str(run_dir), started=time.time())
     try:
-        _up(run_dir, state, spec, env, nginx_port, replica_ports, redis_port, weights, pins, front, say)
+        ports = (nginx_port, replica_ports, redis_port, jobs_redis_port)
+        _up(run_dir, state, spec, env, ports, weights, pins, front, say)
     except BaseException:
         say("start-up failed: stopping what was started")
         down(run_dir, quiet=True, say=say)
         raise
     return state
+
+
+def _clean(run_dir: Path, keep_jobs: bool) -> None:
+    jobs_data = run_dir / "jobs-redis" / "data"
+    for child in run_dir.iterdir():
+        if keep_jobs and child.name == "jobs-redis" and jobs_data.is_dir():
+            for part in child.iterdir():
+                if part != jobs_data:
+                    shutil.rmtree(part) if part.is_dir() else part.unlink()
+            continue
+        shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
 
 
 def _record(kind, proc: Running, log: Path, **extra) -> MemberRecord:
@@ -251,9 +271,10 @@ def _started(run_dir: Path, state: ClusterState, proc: Running, record: MemberRe
     state.save()
 
 
-def _up(run_dir, state, spec, env, nginx_port, replica_ports, redis_port, weights, pins, front, say) -> None:
+def _up(run_dir, state, spec, env, ports, weights, pins, front, say) -> None:
+    nginx_port, replica_ports, redis_port, jobs_redis_port = ports
     t0 = time.monotonic()
-    # 1. Redis (the cache tier; replicas work without it)
+    # 1. Redis: the cache tier (volatile; replicas work without it), and the jobs' own (append-only)
     if redis_port is not None:
         rdir = run_dir / "redis"
         member = redis_server("redis", redis_port, rdir, cpus=front, mark=_mark(run_dir, "redis"))
@@ -261,7 +282,15 @@ def _up(run_dir, state, spec, env, nginx_port, replica_ports, redis_port, weight
         state.redis = _record(MemberRecord, proc, member.log)
         _started(run_dir, state, proc, state.redis)
         proc.wait_ready(20)
-        say(f"redis-server on {HOST}:{redis_port} (pid {proc.pid})")
+        say(f"redis-server on {HOST}:{redis_port} (pid {proc.pid}): the cache, no persistence")
+    if jobs_redis_port is not None:
+        jdir = run_dir / "jobs-redis"
+        member = jobs_redis_server("jobs-redis", jobs_redis_port, jdir, cpus=front, mark=_mark(run_dir, "jobs-redis"))
+        proc = start(member)
+        state.jobs_redis = _record(MemberRecord, proc, member.log)
+        _started(run_dir, state, proc, state.jobs_redis)
+        proc.wait_ready(60)  # loads the jobs a previous run left first
+        say(f"redis-server on {HOST}:{jobs_redis_port} (pid {proc.pid}): jobs, append-only in {jdir / 'data'}")
 
     # 2. The model store, shared by every replica
     store_env = {**env, "BENTOML_HOME": str(Path(env.get("BENTOML_HOME") or Path.home() / "bentoml").resolve())}
@@ -285,6 +314,8 @@ def _up(run_dir, state, spec, env, nginx_port, replica_ports, redis_port, weight
             renv["ZSC_CPU_THREADS"] = str(shared_threads)
         if state.redis:
             renv["ZSC_REDIS_URL"] = state.redis.url
+        if state.jobs_redis:
+            renv["ZSC_JOBS_REDIS_URL"] = state.jobs_redis.url
         rdir = run_dir / name
         member = bento_serve(name, port, rdir, renv, pin, mark=_mark(run_dir, name), log=rdir / "replica.log")
         proc = start(member)
@@ -343,8 +374,14 @@ def _up(run_dir, state, spec, env, nginx_port, replica_ports, redis_port, weight
 
 
 # -- down / status --------------------------------------------------------------------------------------
-# Front to back: stop taking requests first, then let replicas finish theirs, then the cache.
-_STOP_ORDER = (("nginx", signal.SIGQUIT), ("replica-", signal.SIGTERM), ("redis", signal.SIGTERM))
+# Front to back: stop taking requests first, then let replicas finish theirs (a worker hands its chunk back
+# to the jobs Redis), then the cache and the jobs Redis (SIGTERM: it syncs its append-only file first).
+_STOP_ORDER = (
+    ("nginx", signal.SIGQUIT),
+    ("replica-", signal.SIGTERM),
+    ("redis", signal.SIGTERM),
+    ("jobs-redis", signal.SIGTERM),
+)
 
 
 def down(run_dir: Path, grace: float = 30, quiet: bool = False, say: Say = print) -> list[int]:
@@ -380,8 +417,9 @@ def status(run_dir: Path) -> int:
         return 1
     running = member_pids(run_dir)
     rows = []
-    if state.redis:
-        rows.append((state.redis, "ok" if redis_ping(state.redis.port) else "down"))
+    for store in (state.redis, state.jobs_redis):
+        if store:
+            rows.append((store, "ok" if redis_ping(store.port) else "down"))
     for r in state.replicas:
         code = http_status(f"{r.url}/readyz")
         rows.append((r, "ready" if code == 200 else f"not ready ({code})"))
@@ -423,7 +461,14 @@ def main(argv: list[str] | None = None) -> int:
     p_up.add_argument("--port", type=int, default=8080, help="nginx port (0 = any free port)")
     p_up.add_argument("--base-port", type=int, default=3001, help="first replica port (0 = free ports)")
     p_up.add_argument("--redis-port", type=int, default=6390, help="0 = any free port")
-    p_up.add_argument("--no-redis", action="store_true", help="no redis-server, no ZSC_REDIS_URL")
+    p_up.add_argument("--no-redis", action="store_true", help="no cache redis-server, no ZSC_REDIS_URL")
+    p_up.add_argument("--jobs-redis-port", type=int, default=6391, help="the jobs Redis's port (0 = any free port)")
+    p_up.add_argument(
+        "--no-jobs-redis",
+        action="store_true",
+        help="no jobs redis-server, no ZSC_JOBS_REDIS_URL (jobs then live in the cache's Redis, if any)",
+    )
+    p_up.add_argument("--fresh-jobs", action="store_true", help="drop the jobs a previous run left")
     p_up.add_argument("--weights", help="nginx weight per replica, e.g. 4,1,1 (default all 1)")
     p_up.add_argument(
         "--threads",
@@ -445,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
     p_down.add_argument("--grace", type=float, default=30, help="seconds before SIGKILL")
     sub.add_parser("status", help="what is running and healthy")
     p_kill = sub.add_parser("kill", help="signal every process of one member (fault injection)")
-    p_kill.add_argument("member", help="replica-N, nginx or redis")
+    p_kill.add_argument("member", help="replica-N, nginx, redis or jobs-redis")
     p_kill.add_argument("--signal", default="KILL", help="signal name (default KILL)")
     args = parser.parse_args(argv)
 
@@ -457,6 +502,9 @@ def main(argv: list[str] | None = None) -> int:
                 base_port=args.base_port,
                 redis=not args.no_redis,
                 redis_port=args.redis_port,
+                jobs_redis=not args.no_jobs_redis,
+                jobs_redis_port=args.jobs_redis_port,
+                fresh_jobs=args.fresh_jobs,
                 weights=tuple(int(w) for w in args.weights.split(",")) if args.weights else None,
                 env=_env_pairs(args.env),
                 threads=args.threads,

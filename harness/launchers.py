@@ -145,6 +145,34 @@ def redis_server(
     )
 
 
+def jobs_redis_server(
+    name: str,
+    port: int,
+    workdir: Path,
+    fsync: str = "everysec",
+    cpus: Sequence[int] | None = None,
+    mark: str | None = None,
+) -> Member:
+    """A jobs-shaped redis-server: append-only persistence in ``workdir/data`` (started again on the same
+    ``workdir``, it loads its jobs back), ``fsync`` every second (or ``always``: no write acknowledged that
+    is not on disk), and never an eviction (a full Redis refuses new jobs instead of dropping old ones)."""
+    (workdir / "data").mkdir(parents=True, exist_ok=True)
+    cmd = [system_bin("redis-server"), "--bind", HOST, "--port", str(port), "--save", ""]
+    cmd += ["--appendonly", "yes", "--appendfsync", fsync, "--maxmemory-policy", "noeviction"]
+    cmd += ["--daemonize", "no", "--dir", str(workdir / "data")]
+    return Member(
+        name=name,
+        cmd=cmd,
+        log=workdir / f"{name}.log",
+        cwd=workdir,
+        cpus=cpus,
+        probe=Probe("PONG", lambda: redis_ping(port)),
+        mark=mark,
+        port=port,
+        url=redis_url(port),
+    )
+
+
 def upstream_conf(template: str, ports: Sequence[int], weights: Sequence[int]) -> str:
     """The shipped zsc-upstream.conf with its `server` lines replaced by ours (same parameters)."""
     out: list[str] = []

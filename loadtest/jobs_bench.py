@@ -1,16 +1,18 @@
 """Jobs measured: throughput on one replica and on three behind nginx, and what a running job does to
 interactive latency (docs/jobs.md).
 
-    .venv/bin/python -m loadtest.jobs_bench                      # ~8 min on 2 cores
+    .venv/bin/python -m loadtest.jobs_bench                      # ~10 min on 2 cores
     .venv/bin/python -m loadtest.jobs_bench --job-items 2000 --big-job-items 5000 --window-s 15   # quicker
 
-Each configuration is a fresh local cluster (harness/cluster.py: redis-server, N replicas, nginx) on this
-machine. Throughput: one job of ``--job-items`` distinct items, submitted through nginx, timed from
-submission to done. Interactive latency: ``--clients`` closed-loop clients send /classify through nginx
-(distinct texts: no cache hits) for ``--window-s``, first alone, then while a ``--big-job-items`` job runs
-(cancelled after the window): on one replica with the job worker's default share
-(``ZSC_JOB_SHARE_PCT``=50) and with yielding off (100), and on three replicas with the default. Writes
-``jobs-bench.json``, ``jobs-bench.md`` and ``jobs-bench.png`` into ``--out``.
+Each configuration is a fresh local cluster (harness/cluster.py: the cache's redis-server, the jobs'
+append-only one, N replicas, nginx) on this machine. Throughput: one job of ``--job-items`` distinct items,
+submitted through nginx, timed from submission to done. Interactive latency: ``--clients`` closed-loop
+clients send /classify through nginx (distinct texts: no cache hits) for ``--window-s``, first alone, then
+while a ``--big-job-items`` job runs (cancelled after the window): on one replica with the job worker's
+default share (``ZSC_JOB_SHARE_PCT``=50) and with yielding off (100), and on three replicas with the
+default, the workers yielding to any replica's interactive calls (``ZSC_JOB_YIELD_SCOPE=cluster``, the
+default) and, for comparison, each only to its own (``replica``). Writes ``jobs-bench.json``,
+``jobs-bench.md`` and ``jobs-bench.png`` into ``--out``.
 """
 
 from __future__ import annotations
@@ -77,8 +79,33 @@ def with_job(url: str, args: argparse.Namespace, tag: str) -> dict:
 
 
 def cluster(run_dir: Path, replicas: int, env: dict[str, str]):
-    spec = ClusterSpec(replicas=replicas, port=0, base_port=0, redis_port=0, env=env)
+    spec = ClusterSpec(
+        replicas=replicas, port=0, base_port=0, redis_port=0, jobs_redis_port=0, fresh_jobs=True, env=env
+    )
     return up(run_dir, spec, say=lambda m: say(f"  {m}"))
+
+
+@dataclass(frozen=True)
+class Config:
+    replicas: int
+    share: int  # ZSC_JOB_SHARE_PCT
+    scope: str  # ZSC_JOB_YIELD_SCOPE
+    throughput: bool  # measure job throughput here
+    runs: tuple[str, ...]  # interactive windows: "no job", "job"
+
+    def name(self, run: str) -> str:
+        if run == "no job":
+            return f"{self.replicas} replica(s), no job"
+        yields = " (each yields to its own replica only)" if self.scope == "replica" else ""
+        return f"{self.replicas} replica(s), job, share {self.share} %{yields}"
+
+
+PLAN = (
+    Config(1, 50, "cluster", True, ("no job", "job")),
+    Config(1, 100, "cluster", False, ("job",)),
+    Config(3, 50, "cluster", True, ("no job", "job")),
+    Config(3, 50, "replica", False, ("job",)),
+)
 
 
 def main() -> int:
@@ -94,21 +121,20 @@ def main() -> int:
     results: dict = {"args": {k: str(v) for k, v in vars(args).items()}, "throughput": [], "interactive": {}}
     started = time.time()
     try:
-        # (replicas, ZSC_JOB_SHARE_PCT, measure throughput, interactive runs)
-        plan = [(1, 50, True, ["no job", "job"]), (1, 100, False, ["job"]), (3, 50, True, ["no job", "job"])]
-        for replicas, share, throughput, runs in plan:
-            say(f"{replicas} replica(s), ZSC_JOB_SHARE_PCT={share}")
-            state = cluster(run_dir, replicas, {"ZSC_JOB_SHARE_PCT": str(share)})
+        for c in PLAN:
+            say(f"{c.replicas} replica(s), ZSC_JOB_SHARE_PCT={c.share}, ZSC_JOB_YIELD_SCOPE={c.scope}")
+            env = {"ZSC_JOB_SHARE_PCT": str(c.share), "ZSC_JOB_YIELD_SCOPE": c.scope}
+            state = cluster(run_dir, c.replicas, env)
             url = state.nginx.url
-            if throughput:
+            if c.throughput:
                 say(f"  job throughput, {args.job_items} items")
-                results["throughput"].append(vars(job_throughput(url, replicas, args.job_items)))
-            for run in runs:
-                name = f"{replicas} replica(s), " + ("no job" if run == "no job" else f"job, share {share} %")
+                results["throughput"].append(vars(job_throughput(url, c.replicas, args.job_items)))
+            for run in c.runs:
+                name = c.name(run)
                 say(f"  interactive /classify, {args.clients} clients, {args.window_s:.0f} s: {name}")
-                tag = f"{replicas}-{share}-{run.replace(' ', '')}"
+                tag = f"{c.replicas}-{c.share}-{c.scope}-{run.replace(' ', '')}"
                 measure = interactive if run == "no job" else with_job
-                results["interactive"][name] = {"replicas": replicas, **measure(url, args, tag)}
+                results["interactive"][name] = {"replicas": c.replicas, **measure(url, args, tag)}
             down(run_dir, quiet=True, say=lambda m: None)
     finally:
         down(run_dir, quiet=True, say=lambda m: None)

@@ -3,7 +3,8 @@
 Everything a replica runs is made here, in dependency order, from the settings and the stored models it
 serves: per model, the backend and tokenizer, the engine, the adaptive batcher that drives it, the cache
 tiers and the scorer in front of the batcher and the pipeline; for all of them, the label sets, the Redis
-tier, the registry that picks a model per request, and the jobs (store, worker, manager). The BentoML
+tier, the registry that picks a model per request, and the jobs (store, worker, manager, the cluster-wide
+interactive signal), in the jobs' own Redis when ``ZSC_JOBS_REDIS_URL`` names one. The BentoML
 class (``service.http.app``) only holds the result and its lifecycle; tests build the same components
 without a server. No BentoML import: the caller says where the model is (``StoredModel``) and gives the
 batching queue (BentoML's dispatcher, from the HTTP layer).
@@ -30,6 +31,7 @@ from service.engine.batcher import AdaptiveBatcher, Queue
 from service.engine.engine import Engine
 from service.engine.tokenization import Tokenizer
 from service.errors import ModelTooLarge
+from service.jobs.activity import ClusterActivity, local_only
 from service.jobs.items import classify_items
 from service.jobs.manager import JobManager
 from service.jobs.redis_store import RedisJobStore
@@ -72,6 +74,7 @@ class Components:
     jobs: JobManager
     redis: RedisTier | None = None  # the shared cache tier: one client for every model (keys name the revision)
     queue: Queue | None = None  # the framework's batching queue, for models loaded later
+    activity: ClusterActivity | None = None  # this process's interactive activity in the jobs Redis
     _tasks: list[asyncio.Task] = field(default_factory=list)
 
     @property
@@ -126,7 +129,10 @@ class Components:
         log.info("retired %s", model.tag)
 
     async def start(self) -> None:
-        """On the serving event loop: the job worker's tasks and the queue-depth gauge live there."""
+        """On the serving event loop: the job worker's tasks, the activity signal and the queue-depth gauge
+        live there."""
+        if self.activity is not None:
+            self.activity.start()
         if self.jobs.worker is not None:
             self.jobs.worker.start()
             log.info("job worker: %s", self.jobs.worker.config)
@@ -141,6 +147,8 @@ class Components:
         self._tasks.clear()
         if self.jobs.worker is not None:
             await self.jobs.worker.stop()
+        if self.activity is not None:
+            await self.activity.stop()
         await self.jobs.store.close()
         if self.redis is not None:
             await self.redis.close()
@@ -155,8 +163,8 @@ def build(settings: Settings, models: Sequence[StoredModel], queue: Queue) -> Co
     log.info("cache: in-process tier%s", f" + Redis at {redis.url}" if redis else " only (no ZSC_REDIS_URL)")
     served = [_serve(s, model, queue, redis, label_sets) for model in models]
     registry = ModelRegistry(served, label_sets)
-    jobs = _jobs(s, registry)
-    return Components(s, registry, label_sets, jobs, redis, queue)
+    jobs, activity = _jobs(s, registry)
+    return Components(s, registry, label_sets, jobs, redis, queue, activity)
 
 
 def _serve(
@@ -202,13 +210,18 @@ def _serve(
     return ServedModel(name, model.tag, spec, pipeline, used, ModelComponents(engine, batcher, scorer))
 
 
-def _jobs(s: Settings, models: ModelRegistry) -> JobManager:
+def _jobs(s: Settings, models: ModelRegistry) -> tuple[JobManager, ClusterActivity | None]:
+    url = s.jobs_redis  # ZSC_JOBS_REDIS_URL, else the cache's
     store: JobStore
-    store = RedisJobStore(s.redis_url, s.cache_prefix, s.job_visibility_s) if s.redis_url else MemoryJobStore()
+    store = RedisJobStore(url, s.cache_prefix, s.job_visibility_s) if url else MemoryJobStore()
+    consumer = f"{socket.gethostname()}-{os.getpid()}"
+    # every process publishes its interactive activity (a replica that runs no job is what others yield to)
+    activity = ClusterActivity(url, s.cache_prefix, consumer, models.interactive_busy) if url else None
+    cluster = activity is not None and s.job_yield_scope == "cluster"
     worker = None
     if s.job_workers:
         config = WorkerConfig(
-            consumer=f"{socket.gethostname()}-{os.getpid()}",
+            consumer=consumer,
             concurrency=s.job_workers,
             slice_items=s.job_slice_items,
             share=s.job_share_pct / 100,
@@ -219,6 +232,12 @@ def _jobs(s: Settings, models: ModelRegistry) -> JobManager:
         async def run_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
             return await classify_items(models, items)
 
-        worker = JobWorker(store, run_items, config, models.interactive_busy, metrics.observe_job_worker)
-    log.info("jobs: %s store%s", store.backend, "" if worker else ", no worker on this replica (ZSC_JOB_WORKERS=0)")
-    return JobManager(store, worker, s.job_chunk_items, s.job_ttl_s)
+        interactive = activity.busy if cluster else local_only(models.interactive_busy)
+        worker = JobWorker(store, run_items, config, interactive, metrics.observe_job_worker)
+    where = f" at {store.url}" if isinstance(store, RedisJobStore) else ""
+    if worker is None:
+        runs = "no worker on this replica (ZSC_JOB_WORKERS=0)"
+    else:
+        runs = f"the worker yields to {'every replica' if cluster else 'this replica'}'s interactive calls"
+    log.info("jobs: %s store%s; %s", store.backend, where, runs)
+    return JobManager(store, worker, s.job_chunk_items, s.job_ttl_s), activity

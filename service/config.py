@@ -139,6 +139,13 @@ class Settings:
     )
 
     # Jobs ------------------------------------------------------------------------------------------
+    jobs_redis_url: str = _doc(
+        "redis:// or rediss:// URL (password inside) of the Redis that keeps jobs (their queue, records and "
+        "results, and the replicas' interactive-activity signal): give it append-only persistence so that jobs "
+        "survive its restart, and keep the cache's Redis volatile. Empty = the cache's (ZSC_REDIS_URL); both "
+        "empty = jobs in this process only.",
+        default="",
+    )
     job_max_items: int = _doc("Most items in one job (POST /jobs).", default=100_000)
     job_max_mb: int = _doc("Largest job upload or body, in megabytes; refused with 413 past it.", default=64)
     job_chunk_items: int = _doc(
@@ -159,6 +166,11 @@ class Settings:
         "Share of a replica's model time, in percent, that job work may take while interactive requests "
         "are in flight (100 = no yielding); with no interactive load jobs take all of it.",
         default=50,
+    )
+    job_yield_scope: Literal["cluster", "replica"] = _doc(
+        "Whose interactive requests a job worker yields to: cluster = any replica's that shares the jobs Redis "
+        "(replicas on shared cores or a shared GPU); replica = only its own (each replica has cores of its own).",
+        default="cluster",
     )
     job_max_attempts: int = _doc(
         "Tries of a slice the model fails on, and deliveries of a chunk that kills its workers, before its "
@@ -301,8 +313,10 @@ class Settings:
         for name in positive:
             if getattr(self, name) <= 0:
                 raise ValueError(f"ZSC_{name.upper()} must be > 0, got {getattr(self, name)}")
-        if self.redis_url and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
-            raise ValueError("ZSC_REDIS_URL must start with redis://, rediss:// or unix://")
+        for name in ("redis_url", "jobs_redis_url"):
+            url = getattr(self, name)
+            if url and not url.startswith(("redis://", "rediss://", "unix://")):
+                raise ValueError(f"ZSC_{name.upper()} must start with redis://, rediss:// or unix://")
         for name in ("max_batch_size", "token_budget", "max_rows", "batches_in_flight"):
             if getattr(self, name) < 0:
                 raise ValueError(
@@ -343,6 +357,11 @@ class Settings:
         return [k.strip() for k in self.admin_keys.split(",") if k.strip()]
 
     @property
+    def jobs_redis(self) -> str:
+        """The Redis jobs live in: ZSC_JOBS_REDIS_URL, else the cache's; empty = the in-process store."""
+        return self.jobs_redis_url or self.redis_url
+
+    @property
     def auth_enabled(self) -> bool:
         return bool(self.api_keys or self.api_keys_file)
 
@@ -361,6 +380,7 @@ class Settings:
     def redacted(self) -> dict[str, Any]:
         values = dataclasses.asdict(self)
         values["redis_url"] = redact_url(self.redis_url)
+        values["jobs_redis_url"] = redact_url(self.jobs_redis_url)
         values["api_keys"] = f"<{len(self.keys_from_env())} keys>" if self.api_keys else ""
         values["admin_keys"] = f"<{len(self.admin_key_list())} keys>" if self.admin_keys else ""
         return values

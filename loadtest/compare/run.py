@@ -108,6 +108,7 @@ def run_cluster(model: ServedModel, target: Target, place: Placement, logs: Path
         base_port=0,
         redis=target.cache,
         redis_port=0,
+        jobs_redis=False,  # no jobs here: the same processes as the recorded runs
         env={**model.env, **({} if target.cache else {"ZSC_CACHE_LOCAL_ENTRIES": "0"})},
         ready_timeout=240,
         cpus=tuple(",".join(map(str, c)) for c in place.replicas(target.replicas)) if place.pinned else (),

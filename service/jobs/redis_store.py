@@ -13,6 +13,11 @@ Keys, under the cache prefix: ``<p>:jobs:stream`` (entries: job, chunk, items), 
 hash: state and counters) and ``<p>:job:<id>:results`` (chunk -> JSON list). A job's keys expire
 ``ttl_s`` after its last progress. Deleting a job removes both keys; every script that writes to them
 first checks that the job's hash exists, so a worker still on a chunk of a deleted job cannot bring it back.
+
+The jobs Redis should persist (``ZSC_JOBS_REDIS_URL``, append-only: docs/deploy.md): restarted on its own
+data, it holds the stream, the consumer group with its pending entries and the results, and the workers
+carry on. One restarted empty (no persistence) has lost its jobs; the consumer group is made again on the
+first call that misses it, so new jobs run.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import logging
 import time
 from typing import Any
 
+from service.config import redact_url
 from service.jobs.records import NOT_STORED, Chunk, JobInfo
 
 log = logging.getLogger("zsc.jobs.redis")
@@ -72,9 +78,21 @@ class RedisJobStore:
 
     def __init__(self, url: str, prefix: str, visibility_s: float, timeout_s: float = 5.0) -> None:
         import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+        from redis.exceptions import ConnectionError as RedisConnectionError
 
+        self.url = redact_url(url)
         self._timeout_s = timeout_s
-        self._redis = aioredis.from_url(url, decode_responses=True, socket_timeout=timeout_s + 30)
+        # one immediate retry on a broken connection: after Redis restarts, every pooled connection is dead
+        # and the first call on each would fail (a job route answering 503 to a Redis that is back). Every
+        # call here may run twice: at worst a job's chunks are queued twice, and results are stored once.
+        self._redis = aioredis.from_url(
+            url,
+            decode_responses=True,
+            socket_timeout=timeout_s + 30,
+            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+        )
         self._stream = f"{prefix}:jobs:stream"
         self._group = f"{prefix}-job-workers"
         self._prefix = prefix
@@ -138,7 +156,26 @@ class RedisJobStore:
         raw = await self._redis.hmget(self._results_key(job.id), [str(i) for i in chunks])
         return {i: json.loads(r) for i, r in zip(chunks, raw) if r is not None}
 
+    def _lost_group(self, exc: Exception) -> bool:
+        """Whether ``exc`` says the consumer group is gone (Redis restarted without its data); if so it is
+        made again on the next call."""
+        from redis.exceptions import ResponseError
+
+        if isinstance(exc, ResponseError) and str(exc).startswith("NOGROUP"):
+            log.warning("the jobs stream's consumer group is gone (Redis lost its data?): making it again")
+            self._group_ready = False
+            return True
+        return False
+
     async def take(self, consumer: str, wait_s: float) -> Chunk | None:
+        try:
+            return await self._take(consumer, wait_s)
+        except Exception as exc:
+            if self._lost_group(exc):
+                return None
+            raise
+
+    async def _take(self, consumer: str, wait_s: float) -> Chunk | None:
         await self._ensure_group()
         # first a chunk whose worker stopped renewing it, then a new one
         _, claimed, *_ = await self._redis.xautoclaim(
@@ -192,10 +229,14 @@ class RedisJobStore:
         )
 
     async def ack(self, chunk: Chunk) -> None:
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.xack(self._stream, self._group, chunk.token)
-            pipe.xdel(self._stream, chunk.token)
-            await pipe.execute()
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.xack(self._stream, self._group, chunk.token)
+                pipe.xdel(self._stream, chunk.token)
+                await pipe.execute()
+        except Exception as exc:
+            if not self._lost_group(exc):  # with the group, its pending entry is gone too: nothing to ack
+                raise
 
     async def depth(self) -> int:
         await self._ensure_group()

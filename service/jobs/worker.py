@@ -3,13 +3,17 @@
 A chunk's items go through the service's one path (``run_items``: ``items.classify_items``, i.e.
 ``Pipeline.classify``: the same label sets, cache, adaptive batching and engine as ``/classify``) in slices
 of ``slice_items``, so an interactive request never waits behind more than one small slice. While
-interactive requests are in flight (or were a moment ago) the worker sleeps after each slice so that its own
-model time stays under ``share`` of the wall time; with no interactive load it runs flat out.
+interactive requests are in flight (or were a moment ago), on this replica or, with the cluster-wide signal
+(``activity.py``), on any replica of the jobs Redis, the worker sleeps after each slice so that its own model
+time stays under ``share`` of the wall time; with no interactive load it runs flat out.
 
 Failures: an item the service rejects (too long, an unknown label set) gets an error in place of its
 answer and the job goes on. A slice the model fails on is retried (``max_attempts``), then its items get
 the error. A chunk whose worker dies is claimed by another replica after the visibility timeout (Redis);
 one handed out more than ``max_attempts`` times (it kills its workers) is answered with errors unread.
+The store down (the jobs Redis restarting): taking chunks is retried with a growing wait, and the calls a
+classified chunk's results depend on (``begin``, ``complete``, ``ack``: each safe to repeat) are retried
+until the store answers, so the work is not thrown away.
 """
 
 from __future__ import annotations
@@ -20,14 +24,16 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from service.jobs.activity import Interactive
 from service.jobs.records import ACTIVE, FINISHED, NOT_STORED, Chunk, is_error, item_error
 from service.jobs.store import JobStore
 
 log = logging.getLogger("zsc.jobs.worker")
 
 RunItems = Callable[[list[dict[str, Any]]], Awaitable[list[dict[str, Any]]]]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -47,15 +53,17 @@ class JobWorker:
         store: JobStore,
         run_items: RunItems,
         config: WorkerConfig,
-        interactive_busy: Callable[[], bool] = lambda: False,
+        interactive: Interactive = lambda: None,
         observe: Callable[[str, int], None] = lambda event, n: None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.store = store
         self._run_items = run_items
         self.config = config
-        self._busy = interactive_busy
-        self._observe = observe  # ("items" | "chunks" | "finished" | "claimed" | "skipped" | "retries", count)
+        self._busy = interactive  # after each slice: "replica", "cluster" (interactive calls served there), None
+        # ("items" | "chunks" | "finished" | "claimed" | "skipped" | "retries" | "yielded_replica" |
+        # "yielded_cluster", count)
+        self._observe = observe
         self._sleep = sleep
         self._tasks: list[asyncio.Task] = []
 
@@ -84,16 +92,16 @@ class JobWorker:
                 backoff = 0.5
             except asyncio.CancelledError:
                 raise
-            except Exception:  # the store is unreachable: keep trying, slower
+            except Exception:  # the store is unreachable: keep trying, slower (a restart takes seconds)
                 log.exception("job worker: store error; retrying in %.1f s", backoff)
                 await self._sleep(backoff)
-                backoff = min(backoff * 2, 10.0)
+                backoff = min(backoff * 2, 5.0)
 
     async def process(self, chunk: Chunk) -> bool:
         """Work one chunk to the end; True when its results were stored by this call."""
-        state = await self.store.begin(chunk)
+        state = await self._until_answered("begin", chunk, self.store.begin)
         if state not in ACTIVE:  # cancelled, or expired: nothing to do
-            await self.store.ack(chunk)
+            await self._until_answered("ack", chunk, self.store.ack)
             self._observe("skipped", 1)
             return False
         if chunk.reclaimed:
@@ -111,14 +119,38 @@ class JobWorker:
                 raise
             finally:
                 keepalive.cancel()
-        outcome = await self.store.complete(chunk, results, sum(is_error(r) for r in results))
-        await self.store.ack(chunk)
+        errors = sum(is_error(r) for r in results)
+        outcome = await self._until_answered("complete", chunk, lambda c: self.store.complete(c, results, errors))
+        await self._until_answered("ack", chunk, self.store.ack)
         if outcome != NOT_STORED:
             self._observe("items", len(results))
             self._observe("chunks", 1)
         if outcome == FINISHED:
             self._observe("finished", 1)
         return outcome != NOT_STORED
+
+    async def _until_answered(self, what: str, chunk: Chunk, call: Callable[[Chunk], Awaitable[T]]) -> T:
+        """A store call of this chunk, repeated until the store answers, so that a chunk already classified
+        is not thrown away while the jobs Redis restarts. Each may run twice: results are stored once per
+        chunk, and a second begin or ack changes nothing."""
+        wait = 0.5
+        while True:
+            try:
+                return await call(chunk)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning(
+                    "job worker: %s of chunk %d of job %s failed (%s: %s); retrying in %.1f s",
+                    what,
+                    chunk.index,
+                    chunk.job_id,
+                    type(exc).__name__,
+                    exc,
+                    wait,
+                )
+                await self._sleep(wait)
+                wait = min(wait * 2, 5.0)
 
     async def _classify(self, chunk: Chunk) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -147,7 +179,8 @@ class JobWorker:
     async def _yield(self, worked_s: float) -> None:
         """Keep this worker's share of model time under ``share`` while interactive traffic is around."""
         share = self.config.share
-        if 0 < share < 1 and self._busy():
+        if 0 < share < 1 and (where := self._busy()):
+            self._observe(f"yielded_{where}", 1)
             await self._sleep(worked_s * (1 - share) / share)
 
     async def _keep_alive(self, chunk: Chunk) -> None:

@@ -57,6 +57,12 @@ IN_FLIGHT_LIMIT = Gauge(
     "Requests in flight the replica takes before 429, learned against ZSC_TARGET_LATENCY_MS (summed over workers)",
     multiprocess_mode="livesum",
 )
+JOB_YIELDS = Counter(
+    "zsc_jobs_yields_total",
+    "Job slices after which the worker paused for interactive requests, by where they were served: replica "
+    "(this one) or cluster (only another replica of the jobs Redis; ZSC_JOB_YIELD_SCOPE)",
+    ["where"],
+)
 JOB_QUEUE = Gauge(
     "zsc_jobs_queue_depth", "Chunks queued or in progress (the Redis stream's length)", multiprocess_mode="max"
 )
@@ -66,6 +72,8 @@ for _event in ("submitted", "finished", "cancelled", "deleted"):
     JOBS.labels(_event)
 for _outcome in ("stored", "skipped", "claimed", "retried"):
     JOB_CHUNKS.labels(_outcome)
+for _where in ("replica", "cluster"):
+    JOB_YIELDS.labels(_where)
 
 
 def observe_job_worker(event: str, n: int) -> None:
@@ -74,6 +82,8 @@ def observe_job_worker(event: str, n: int) -> None:
         JOB_ITEMS.inc(n)
     elif event == "finished":
         JOBS.labels("finished").inc(n)
+    elif event.startswith("yielded_"):
+        JOB_YIELDS.labels(event.removeprefix("yielded_")).inc(n)
     else:  # chunks -> stored, skipped, claimed, retries -> retried
         JOB_CHUNKS.labels({"chunks": "stored", "retries": "retried"}.get(event, event)).inc(n)
 

@@ -46,7 +46,7 @@ def test_a_job_survives_a_replica_killed_mid_job(cluster):
     url = cluster["nginx"]["url"]
     run_dir = Path(cluster["run_dir"])
     items = corpus(2000)
-    store = redis_client.Redis(port=cluster["redis"]["port"], decode_responses=True)
+    store = redis_client.Redis(port=cluster["jobs_redis"]["port"], decode_responses=True)  # jobs have their own
 
     r = fresh("POST", f"{url}/jobs", "job-submit", json={"items": items, "labels": LABELS})
     assert r.status_code == 202, r.text

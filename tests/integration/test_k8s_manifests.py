@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -23,11 +24,14 @@ import httpx
 import jsonschema
 import kubernetes_validate
 import pytest
+import redis as redis_client
 import referencing
 import yaml
 from kubernetes_validate.utils import SchemaNotFoundError
 
 from harness.metrics import scrape
+from harness.net import free_port
+from harness.process import Member, Probe, start
 from service.config import Settings
 from service.pipeline.label_sets import load_dir
 from tests.support.server import ROOT
@@ -39,7 +43,7 @@ OVERLAYS = ["cpu", "gpu", "kserve", "multi-model"]
 APP = "zero-shot-classifier"
 NAMESPACE = "zero-shot"
 # Secrets the operator creates (docs/deploy.md); the manifests never carry secret values.
-EXTERNAL_SECRETS = {"zsc-redis", "zero-shot-classifier-env", "zsc-admin"}  # made by the operator (docs/deploy.md)
+EXTERNAL_SECRETS = {"zsc-redis", "zsc-jobs-redis", "zero-shot-classifier-env", "zsc-admin"}  # made by the operator
 CRDS = {
     ("monitoring.coreos.com/v1", "ServiceMonitor"),
     ("monitoring.coreos.com/v1", "PrometheusRule"),
@@ -238,6 +242,117 @@ def test_every_reference_resolves(overlay):
     dashboard = one(docs, "ConfigMap", "zero-shot-classifier-dashboard")
     assert dashboard["metadata"]["labels"]["grafana_dashboard"] == "1"
     assert json.loads(dashboard["data"]["grafana-dashboard.json"]) == dashboard_json()
+
+
+# -- the jobs' Redis: persistent, apart from the cache's ---------------------------------------------------
+
+
+def redis_args(container: dict) -> dict[str, str]:
+    """{option: value} of a redis-server container's ``--option value`` arguments."""
+    args = container["args"]
+    assert len(args) % 2 == 0 and all(a.startswith("--") for a in args[::2]), args
+    return {k.removeprefix("--"): v for k, v in zip(args[::2], args[1::2])}
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_jobs_redis_is_a_statefulset_on_a_claim_with_an_append_only_file(overlay):
+    docs = render(overlay)
+    names = {(d["kind"], d["metadata"]["name"]) for d in docs}
+    jobs = one(docs, "StatefulSet", "zsc-jobs-redis")
+    assert jobs["spec"]["replicas"] == 1
+    pod = jobs["spec"]["template"]["spec"]
+    pod_labels = jobs["spec"]["template"]["metadata"]["labels"]
+    assert jobs["spec"]["selector"]["matchLabels"].items() <= pod_labels.items()
+    [container] = pod["containers"]
+    args = redis_args(container)
+    assert (args["appendonly"], args["appendfsync"], args["maxmemory-policy"]) == ("yes", "everysec", "noeviction")
+    assert args["save"] == "" and args["requirepass"] == "$(REDIS_PASSWORD)"
+
+    # the append-only directory is the claim the StatefulSet makes per pod, not a volume of the pod
+    [mount] = [m for m in container["volumeMounts"] if m["mountPath"] == args["dir"]]
+    [claim] = jobs["spec"]["volumeClaimTemplates"]
+    assert claim["metadata"]["name"] == mount["name"] and mount["name"] not in {
+        v["name"] for v in pod.get("volumes", [])
+    }
+    assert claim["spec"]["accessModes"] == ["ReadWriteOnce"] and claim["spec"]["resources"]["requests"]["storage"]
+    assert jobs["spec"]["persistentVolumeClaimRetentionPolicy"] == {"whenDeleted": "Retain", "whenScaled": "Retain"}
+    assert pod["securityContext"]["fsGroup"] == pod["securityContext"]["runAsUser"], "the claim is writable by Redis"
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert container["startupProbe"]["periodSeconds"] * container["startupProbe"]["failureThreshold"] >= 300
+
+    # its governing Service is headless; the classifier connects through a ClusterIP Service to its port
+    governing = one(docs, "Service", jobs["spec"]["serviceName"])
+    assert governing["spec"]["clusterIP"] == "None" and governing["spec"]["selector"].items() <= pod_labels.items()
+    service = one(docs, "Service", "zsc-jobs-redis")
+    assert "clusterIP" not in service["spec"] and service["spec"]["selector"].items() <= pod_labels.items()
+    [port] = service["spec"]["ports"]
+    assert port["targetPort"] in {p["name"] for p in container["ports"]}
+
+    # only the classifier reaches it
+    policy = one(docs, "NetworkPolicy", "zsc-jobs-redis")
+    assert policy["spec"]["podSelector"]["matchLabels"].items() <= pod_labels.items()
+    [rule] = policy["spec"]["ingress"]
+    assert rule["from"] == [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": APP}}}]
+
+    # the classifier's ZSC_JOBS_REDIS_URL names that Service, with the password of the Secret Redis uses
+    env = {e["name"]: e for e in classifier_container(overlay)["env"]}
+    order = list(env)
+    assert order.index("JOBS_REDIS_PASSWORD") < order.index("ZSC_JOBS_REDIS_URL"), "declare $(VAR) first"
+    url = env["ZSC_JOBS_REDIS_URL"]["value"]
+    assert url == f"redis://:$(JOBS_REDIS_PASSWORD)@{service['metadata']['name']}:{port['port']}/0"
+    redis_secret = {e["name"]: e for e in container["env"]}["REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]
+    assert (
+        env["JOBS_REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]
+        == redis_secret
+        == {
+            "name": "zsc-jobs-redis",
+            "key": "password",
+        }
+    )
+    settings = Settings.from_env(
+        {name: e["value"].replace("$(JOBS_REDIS_PASSWORD)", "ab12").replace("$(REDIS_PASSWORD)", "cd34")
+         for name, e in env.items() if name.startswith("ZSC_") and "value" in e}
+    )  # fmt: skip
+    assert settings.jobs_redis.endswith("@zsc-jobs-redis:6379/0") and settings.redis_url.endswith("@zsc-redis:6379/0")
+    assert ("Secret", "zsc-jobs-redis") not in names, "the password comes from a Secret the operator creates"
+
+    # the cache's Redis stays volatile: rebuilt from the model, it would pay for persistence in every write
+    cache = one(docs, "Deployment", "zsc-redis")
+    [cache_container] = cache["spec"]["template"]["spec"]["containers"]
+    assert redis_args(cache_container)["appendonly"] == "no"
+    assert all("emptyDir" in v for v in cache["spec"]["template"]["spec"]["volumes"])
+
+
+def test_a_real_redis_server_runs_the_jobs_redis_arguments(tmp_path):
+    """The StatefulSet's arguments as redis-server itself reads them (an option it does not know, or a
+    value it refuses, stops it), and what it then runs with."""
+    [container] = one(render("cpu"), "StatefulSet", "zsc-jobs-redis")["spec"]["template"]["spec"]["containers"]
+    port, password = free_port(), secrets.token_hex(12)
+    args = [a.replace("$(REDIS_PASSWORD)", password) for a in container["args"]]
+    args[args.index("--dir") + 1] = str(tmp_path)
+    redis_server = shutil.which("redis-server") or "/usr/bin/redis-server"
+    client = redis_client.Redis(port=port, password=password, decode_responses=True)
+
+    def answers() -> bool:
+        try:
+            return bool(client.ping())
+        except redis_client.RedisError:
+            return False
+
+    member = Member(
+        "jobs-redis",
+        [redis_server, *args, "--bind", "127.0.0.1", "--port", str(port)],
+        tmp_path / "redis.log",
+        probe=Probe("PONG", answers),
+        port=port,
+    )
+    with start(member).wait_ready(20):
+        config = {k: client.config_get(k)[k] for k in ("appendonly", "appendfsync", "maxmemory-policy", "dir")}
+        assert config == {"appendonly": "yes", "appendfsync": "everysec", "maxmemory-policy": "noeviction",
+                          "dir": str(tmp_path)}  # fmt: skip
+        assert client.config_get("maxmemory")["maxmemory"] == str(2**30)
+        client.set("zsc:job:x", "1")
+    assert (tmp_path / "appendonlydir").is_dir()
 
 
 # -- autoscaling, probes, ports, drain ------------------------------------------------------------------

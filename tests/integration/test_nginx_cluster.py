@@ -1,7 +1,8 @@
 """nginx in front of real replicas: the shipped config, and a live 3-replica cluster on loopback.
 
-The live tests share one cluster started by the real `python -m harness.cluster up` (redis-server, three
-`bentoml serve` replicas, nginx) and run in file order: the last one takes the cluster down.
+The live tests share one cluster started by the real `python -m harness.cluster up` (the cache's
+redis-server, the jobs' append-only one, three `bentoml serve` replicas, nginx) and run in file order: the
+last one takes the cluster down.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis as redis_client
 
 from harness import ROOT
 from harness.cluster import kill_member, member_pids
@@ -157,12 +159,19 @@ def test_cluster_wiring(cluster):
     assert r.json()["labels"][0] == "sports"
     assert r.headers["x-request-id"] == "abc-123"
 
-    redis_url = cluster["redis"]["url"]
-    assert redis_ping(cluster["redis"]["port"])
+    redis_url, jobs_redis_url = cluster["redis"]["url"], cluster["jobs_redis"]["url"]
+    assert redis_ping(cluster["redis"]["port"]) and redis_ping(cluster["jobs_redis"]["port"])
+    # the cache's Redis is volatile, the jobs' appends every write to its own directory
+    cache, jobs = (redis_client.Redis(port=cluster[m]["port"], decode_responses=True) for m in ("redis", "jobs_redis"))
+    assert cache.config_get("appendonly") == {"appendonly": "no"}
+    assert jobs.config_get("appendonly") == {"appendonly": "yes"}
+    assert jobs.config_get("dir")["dir"] == str(Path(cluster["run_dir"]) / "jobs-redis" / "data")
+    assert jobs.config_get("maxmemory-policy") == {"maxmemory-policy": "noeviction"}
     homes = set()
     for replica in cluster["replicas"]:
         environ = Path(f"/proc/{replica['pid']}/environ").read_bytes().split(b"\0")
         assert f"ZSC_REDIS_URL={redis_url}".encode() in environ
+        assert f"ZSC_JOBS_REDIS_URL={jobs_redis_url}".encode() in environ
         homes.add(next(v for v in environ if v.startswith(b"BENTOML_HOME=")))
         assert (Path(cluster["run_dir"]) / replica["name"] / "replica.pid").read_text().strip() == str(replica["pid"])
     assert len(homes) == 3, "each replica needs its own BENTOML_HOME (its Prometheus directory is wiped at start)"
@@ -275,7 +284,7 @@ def test_no_replica_left_answers_json_502_then_down_stops_everything(cluster):
     assert result.returncode == 0, result.stdout + result.stderr
     assert not member_pids(run_dir)
     assert not list(run_dir.glob("*/*.pid"))
-    for port in (cluster["nginx"]["port"], cluster["redis"]["port"]):
+    for port in (cluster["nginx"]["port"], cluster["redis"]["port"], cluster["jobs_redis"]["port"]):
         with pytest.raises(httpx.ConnectError):
             httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
     assert Path(cluster["nginx"]["access_log"]).stat().st_size > 0, "logs are kept"

@@ -33,6 +33,7 @@ def local_cluster(
 ) -> Iterator[dict]:
     """``cluster.py up`` on free loopback ports; yields cluster.json; always ``cluster.py down`` at the end."""
     args = ["up", "--replicas", str(replicas), "--port", "0", "--base-port", "0", "--redis-port", "0"]
+    args += ["--jobs-redis-port", "0"]
     args += ["--ready-timeout", str(ready_timeout), *(extra or [])]
     try:
         result = cluster_command(run_dir, args, env, timeout=ready_timeout + 120)

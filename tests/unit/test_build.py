@@ -27,14 +27,29 @@ def test_build_wires_one_path(settings_for):
     assert c.pipeline.label_sets is c.label_sets and list(c.label_sets) == ["support"]
     assert c.pipeline.model_tag == "minilm:test" and served.spec.kind == "embedding" and served.name == "minilm"
     assert c.jobs.backend == "memory" and c.jobs.worker is not None
-    assert c.jobs.worker._busy == c.models.interactive_busy  # the worker yields to the replica's calls
+    assert c.activity is None and c.jobs.worker._busy() is None  # no Redis: the replica's own calls only
     assert scorer.redis is None and c.redis is None
 
 
 def test_settings_choose_the_stores_and_the_worker(settings_for):
     c = build(settings_for(ZSC_REDIS_URL="redis://127.0.0.1:1/0", ZSC_JOB_WORKERS="0"), [MINILM], cork_queue)
     assert isinstance(c.jobs.store, RedisJobStore) and c.pipeline.scorer.redis is c.redis is not None  # unconnected
+    assert c.jobs.store.url == c.redis.url  # one Redis for both, unless jobs have their own
     assert c.jobs.worker is None  # accepts and serves jobs, runs none
+    assert c.activity is not None  # and publishes its interactive calls, for the replicas that run jobs
+
+
+def test_jobs_get_their_own_redis_and_yield_to_the_cluster(settings_for):
+    env = {"ZSC_REDIS_URL": "redis://127.0.0.1:1/0", "ZSC_JOBS_REDIS_URL": "redis://:pw@127.0.0.1:2/0"}
+    c = build(settings_for(**env), [MINILM], cork_queue)
+    assert c.redis.url == "redis://127.0.0.1:1/0" and c.jobs.store.url == "redis://:***@127.0.0.1:2/0"
+    assert c.jobs.worker._busy == c.activity.busy  # the cluster-wide signal, in the jobs' Redis
+    c = build(settings_for(ZSC_JOBS_REDIS_URL="redis://127.0.0.1:2/0"), [MINILM], cork_queue)
+    assert c.redis is None and c.pipeline.scorer.redis is None and isinstance(c.jobs.store, RedisJobStore)
+    c = build(
+        settings_for(ZSC_JOBS_REDIS_URL="redis://127.0.0.1:2/0", ZSC_JOB_YIELD_SCOPE="replica"), [MINILM], cork_queue
+    )
+    assert c.activity is not None and c.jobs.worker._busy != c.activity.busy and c.jobs.worker._busy() is None
 
 
 def test_a_call_and_a_job_item_take_the_same_function_and_get_the_same_answer(settings_for, monkeypatch):

@@ -16,6 +16,8 @@ def test_defaults_and_env_override():
         ({"ZSC_TOKEN_BUDGET": "lots"}, "ZSC_TOKEN_BUDGET must be an integer"),
         ({"ZSC_MAX_LABELS": "0"}, "ZSC_MAX_LABELS must be > 0"),
         ({"ZSC_MAX_BATCH_SIZE": "1"}, ">= 2"),
+        ({"ZSC_JOBS_REDIS_URL": "localhost:6379"}, "ZSC_JOBS_REDIS_URL must start with redis://"),
+        ({"ZSC_JOB_YIELD_SCOPE": "node"}, "ZSC_JOB_YIELD_SCOPE must be one of"),
     ],
 )
 def test_bad_settings_say_what_to_fix(env, message):
@@ -26,3 +28,12 @@ def test_bad_settings_say_what_to_fix(env, message):
 def test_every_setting_is_documented():
     for env, _default, why in Settings.table():
         assert env.startswith("ZSC_") and len(why) > 10
+
+
+def test_jobs_use_their_own_redis_else_the_caches():
+    assert Settings.from_env({}).jobs_redis == ""  # in-process jobs
+    cache = "redis://cache:6379/0"
+    assert Settings.from_env({"ZSC_REDIS_URL": cache}).jobs_redis == cache
+    both = Settings.from_env({"ZSC_REDIS_URL": cache, "ZSC_JOBS_REDIS_URL": "redis://:s3cret@jobs:6379/0"})
+    assert both.jobs_redis == "redis://:s3cret@jobs:6379/0" and both.redis_url == cache
+    assert both.redacted()["jobs_redis_url"] == "redis://:***@jobs:6379/0"

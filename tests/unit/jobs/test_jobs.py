@@ -105,7 +105,9 @@ def answer_of(item: dict) -> dict:
     return {"labels": item["labels"], "scores": [1.0, 0.0], "text": item["text"]}
 
 
-def make(items: int, chunk: int = 3, ttl: int = 60, run=None, share: float = 1.0, busy=lambda: False, sleeps=None):
+def make(
+    items: int, chunk: int = 3, ttl: int = 60, run=None, share: float = 1.0, busy=lambda: None, sleeps=None, events=None
+):
     clock = Clock()
     store = MemoryJobStore(clock)
     calls: list[list[str]] = []
@@ -118,7 +120,8 @@ def make(items: int, chunk: int = 3, ttl: int = 60, run=None, share: float = 1.0
         (sleeps if sleeps is not None else []).append(s)
 
     config = WorkerConfig(consumer="t", slice_items=2, share=share, max_attempts=2)
-    worker = JobWorker(store, run_items, config, busy, sleep=fake_sleep)
+    observe = (lambda event, n: events.append((event, n))) if events is not None else (lambda event, n: None)
+    worker = JobWorker(store, run_items, config, busy, observe, sleep=fake_sleep)
     manager = JobManager(store, worker, chunk, ttl)
     bodies = [{"text": f"t{i}", "labels": LABELS} for i in range(items)]
     return clock, store, worker, manager, bodies, calls
@@ -264,17 +267,70 @@ def test_the_worker_yields_to_interactive_traffic_by_its_share():
         await asyncio.sleep(0.02)  # model time of one slice
         return [answer_of(i) for i in batch]
 
-    async def go(busy: bool) -> list[float]:
+    async def go(where: str | None) -> tuple[list[float], list[tuple[str, int]]]:
         sleeps: list[float] = []
-        _, store, worker, manager, bodies, _ = make(4, run=slow, share=0.25, busy=lambda: busy, sleeps=sleeps)
+        events: list[tuple[str, int]] = []
+        _, store, worker, manager, bodies, _ = make(
+            4, run=slow, share=0.25, busy=lambda: where, sleeps=sleeps, events=events
+        )
         await manager.submit(bodies)
         await drain(store, worker)
-        return sleeps
+        return sleeps, [e for e in events if e[0].startswith("yielded")]
 
-    assert asyncio.run(go(busy=False)) == []  # no interactive traffic: flat out
-    sleeps = asyncio.run(go(busy=True))
-    assert len(sleeps) == 3  # one per slice: chunks of 3 and 1 items in slices of 2
-    assert all(0.055 <= s < 0.5 for s in sleeps), sleeps  # 3x its own time: 25 % of the wall time
+    assert asyncio.run(go(None)) == ([], [])  # no interactive traffic anywhere: flat out
+    for where in ("replica", "cluster"):  # on this replica, or only on another one of the jobs Redis
+        sleeps, yields = asyncio.run(go(where))
+        assert len(sleeps) == 3  # one per slice: chunks of 3 and 1 items in slices of 2
+        assert all(0.055 <= s < 0.5 for s in sleeps), sleeps  # 3x its own time: 25 % of the wall time
+        assert yields == [(f"yielded_{where}", 1)] * 3
+
+
+def test_a_store_that_fails_for_a_while_loses_no_classified_chunk():
+    """The jobs Redis restarting: begin, complete and ack fail a few times each, then answer; the chunk is
+    classified once and stored once."""
+
+    class Flaky(MemoryJobStore):
+        def __init__(self) -> None:
+            super().__init__()
+            self.failures = {"begin": 2, "complete": 3, "ack": 1}
+
+        def _fail(self, what: str) -> None:
+            if self.failures[what] > 0:
+                self.failures[what] -= 1
+                raise ConnectionError(f"{what}: connection refused")
+
+        async def begin(self, chunk):
+            self._fail("begin")
+            return await super().begin(chunk)
+
+        async def complete(self, chunk, results, errors):
+            self._fail("complete")
+            return await super().complete(chunk, results, errors)
+
+        async def ack(self, chunk):
+            self._fail("ack")
+            return await super().ack(chunk)
+
+    async def go():
+        store, waits, calls = Flaky(), [], []
+
+        async def run_items(batch):
+            calls.append(len(batch))
+            return [answer_of(i) for i in batch]
+
+        async def sleep(s):
+            waits.append(s)
+
+        worker = JobWorker(store, run_items, WorkerConfig(consumer="t", slice_items=2), sleep=sleep)
+        manager = JobManager(store, worker, 3, 60)
+        job = await manager.submit([{"text": f"t{i}", "labels": LABELS} for i in range(3)])
+        assert await worker.process(await store.take("t", 0.01)) is True
+        job = await manager.get(job.id)
+        assert (job.state, job.done, job.chunks_done) == (DONE, 3, 1)
+        assert calls == [2, 1] and store.failures == {"begin": 0, "complete": 0, "ack": 0}
+        assert waits == [0.5, 1.0, 0.5, 1.0, 2.0, 0.5]  # growing waits per call, from 0.5 s again for the next
+
+    asyncio.run(go())
 
 
 def test_job_info_reports_progress_and_rate():
