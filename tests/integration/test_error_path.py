@@ -48,7 +48,7 @@ def test_a_bug_in_the_cache_layer_is_a_generic_500_with_a_logged_traceback(fault
     assert "cache_key_with_fault" in text, "the traceback points at the failing code"
     # one ERROR record, its traceback inside it (the text format ends a record with its request's id)
     record = (
-        rf"\[ERROR\][^\n]* unexpected error in {endpoint} [^\n]*\nTraceback \(most recent call last\):\n"
+        rf"\[ERROR\][^\n]* unexpected error in {endpoint}[^\n]*\nTraceback \(most recent call last\):\n"
         rf"(?:\s[^\n]*\n)+KeyError: 'injected cache fault' \(request_id={rid}\)\n"
     )
     assert len(re.findall(record, text)) == 1, text[-3000:]
