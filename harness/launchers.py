@@ -132,6 +132,13 @@ def redis_server(
         cmd += ["--maxmemory", maxmemory, "--maxmemory-policy", "volatile-lru"]
     if debug_command:  # DEBUG SLEEP, for tests that stall Redis
         cmd += ["--enable-debug-command", "local"]
+    return _redis_member(name, port, workdir, cmd, cpus, mark)
+
+
+def _redis_member(
+    name: str, port: int, workdir: Path, cmd: list[str], cpus: Sequence[int] | None, mark: str | None
+) -> Member:
+    """A redis-server command as a cluster member, ready once it answers PING."""
     return Member(
         name=name,
         cmd=cmd,
@@ -160,17 +167,7 @@ def jobs_redis_server(
     cmd = [system_bin("redis-server"), "--bind", HOST, "--port", str(port), "--save", ""]
     cmd += ["--appendonly", "yes", "--appendfsync", fsync, "--maxmemory-policy", "noeviction"]
     cmd += ["--daemonize", "no", "--dir", str(workdir / "data")]
-    return Member(
-        name=name,
-        cmd=cmd,
-        log=workdir / f"{name}.log",
-        cwd=workdir,
-        cpus=cpus,
-        probe=Probe("PONG", lambda: redis_ping(port)),
-        mark=mark,
-        port=port,
-        url=redis_url(port),
-    )
+    return _redis_member(name, port, workdir, cmd, cpus, mark)
 
 
 def upstream_conf(template: str, ports: Sequence[int], weights: Sequence[int]) -> str:
