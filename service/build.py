@@ -26,6 +26,7 @@ from typing import Any
 from service.backends import load_backend
 from service.backends.files import memory_needed_mb
 from service.config import Settings
+from service.core.adaptive_limit import AdaptiveLimit
 from service.core.model_spec import ModelSpec
 from service.engine.batcher import AdaptiveBatcher, Queue
 from service.engine.engine import Engine
@@ -207,7 +208,16 @@ def _serve(
     pipeline = Pipeline(model.tag, spec, engine.tokenizer, scorer, label_sets, limits)
     used = max(0.0, resident_mb() - before)  # the collector may give back more than a small model takes
     log.info("serving %s: %.0f MB resident", model.tag, used)
-    return ServedModel(name, model.tag, spec, pipeline, used, ModelComponents(engine, batcher, scorer))
+    return ServedModel(
+        name, model.tag, spec, pipeline, used, ModelComponents(engine, batcher, scorer), limit=_model_limit(s)
+    )
+
+
+def _model_limit(s: Settings) -> AdaptiveLimit | None:
+    """A model's own learned in-flight limit (consulted while the replica serves several): the edge's
+    target and bound, per worker process."""
+    target_ms, bound = s.target_latency_ms_for(), s.max_in_flight_per_worker()
+    return AdaptiveLimit(target_ms / 1000, bound, sharers=s.workers) if target_ms and bound else None
 
 
 def _jobs(s: Settings, models: ModelRegistry) -> tuple[JobManager, ClusterActivity | None]:

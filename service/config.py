@@ -257,8 +257,9 @@ class Settings:
     timeout_s: int = _doc("Per-request timeout before BentoML answers 504.", default=60)
     target_latency_ms: int = _doc(
         "Latency the replica keeps accepted requests within, queue wait included: the in-flight limit is learned "
-        "from it (429 with Retry-After beyond; ZSC_MAX_CONCURRENCY stays the upper bound). 0 = by device: "
-        "500 on CPU, 250 on a GPU; -1 = no learned limit (the static ZSC_MAX_CONCURRENCY alone).",
+        "from it (429 with Retry-After beyond; ZSC_MAX_CONCURRENCY stays the upper bound; a replica serving several "
+        "models learns one per model). 0 = by device: 500 on CPU, 250 on a GPU; -1 = no learned limit (the static "
+        "ZSC_MAX_CONCURRENCY alone).",
         default=0,
     )
     max_concurrency: int = _doc(
@@ -371,6 +372,10 @@ class Settings:
             return max(0, self.target_latency_ms)
         gpu = self.device == "cuda" or (self.device == "auto" and Path("/dev/nvidiactl").exists())
         return 250 if gpu else 500
+
+    def max_in_flight_per_worker(self) -> int:
+        """ZSC_MAX_CONCURRENCY divided among the workers, as BentoML divided its own (0 = unlimited)."""
+        return max(1, self.max_concurrency // self.workers) if self.max_concurrency else 0
 
     def batching(self, device: str) -> Batching:
         """The batching limits for the device the backend runs on: set values, else the device's defaults."""

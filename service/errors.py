@@ -123,6 +123,20 @@ class Overloaded(ServiceError):
     message = "the service is overloaded: this request would wait past ZSC_MAX_LATENCY_MS; retry later"
 
 
+class ModelOverloaded(ServiceError):
+    """A replica serving several models: this model holds as many calls as it answers within the target
+    latency (its own learned limit); the others may still have room."""
+
+    error_type = "overloaded"
+
+    def __init__(self, model: str, in_flight: int, goal_s: float, retry_after_s: int) -> None:
+        self.retry_after_s = retry_after_s
+        super().__init__(
+            f"model {model!r} holds {in_flight} requests, as many as it answers within {goal_s * 1000:.0f} ms "
+            "(ZSC_TARGET_LATENCY_MS); retry after the Retry-After seconds, or add replicas"
+        )
+
+
 class BackendFailure(ServiceError):
     """The model failed on the batch this request was merged into; every request of that batch gets it."""
 

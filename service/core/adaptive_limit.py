@@ -15,7 +15,15 @@ concurrency filter, against a latency the operator states (``ZSC_TARGET_LATENCY_
   moves half-way to ``limit x goal / p90`` (the gradient: at a steady throughput, waiting scales with the
   limit), at most halved or doubled per window; under the goal and not reached: unchanged (idle headroom
   says nothing about capacity);
+- it grows only after two windows in a row that reached the limit: the first window of a sudden overload
+  closes on the requests at the front of the queue, fast ones, while the rest still wait;
 - always within ``[min_limit, max_limit]`` (``ZSC_MAX_CONCURRENCY`` stays the hard upper bound).
+
+Until the limit is first reached it is a prior, not a lesson: ``goal / no-load latency / sharers``, what
+the replica could hold if batching gained it nothing and the ``sharers`` processes on the same device (a
+replica's workers) split it evenly; from there it only has to grow. (A fixed start is a capacity in
+disguise: 64 queued on a replica that answers 40 requests/s is 1.6 s of waiting before the first window.)
+Before anything is measured it is ``initial`` (64 / sharers).
 
 Latency here is a request's time inside the replica, queue wait included: by Little's law a limit of L
 at a throughput of X requests/s means about L / X of waiting, which is what the goal bounds. A refused
@@ -46,6 +54,7 @@ class AdaptiveLimit:
         max_limit: int,
         min_limit: int = 2,
         initial: int | None = None,
+        sharers: int = 1,
         window_s: float = 0.5,
         window_requests: int = 16,
         clock: Callable[[], float] = time.monotonic,
@@ -57,7 +66,8 @@ class AdaptiveLimit:
         self.min_limit = max(1, min(min_limit, self.max_limit))
         # a fresh replica takes a burst (64: a few batches of a CPU replica, less than a GPU's) and learns
         # from there; starting at the bound would let a sudden overload queue 256 before the first window
-        start = initial if initial is not None else 64
+        self.sharers = max(1, sharers)
+        start = initial if initial is not None else 64 // self.sharers
         self.limit = float(min(self.max_limit, max(self.min_limit, start)))
         self.window_s = window_s
         self.window_requests = window_requests
@@ -69,6 +79,8 @@ class AdaptiveLimit:
         self._latencies: list[float] = []
         self._idle: list[float] = []
         self._reached = False
+        self._reached_before = False  # the previous window reached the limit too
+        self.learned = False  # the limit has been reached at least once: it is learned, no longer the prior
 
     @property
     def current(self) -> int:
@@ -100,6 +112,10 @@ class AdaptiveLimit:
             self._update(elapsed)
             self._start = now
 
+    def abandon(self, slot: Slot) -> None:
+        """A slot given back unused (a call refused elsewhere): nothing is measured."""
+        self.in_flight = max(0, self.in_flight - 1)
+
     def retry_after_s(self) -> int:
         """Whole seconds for the replica to finish what it holds, at its measured throughput (1 to 60)."""
         if self.throughput <= 0:
@@ -116,7 +132,10 @@ class AdaptiveLimit:
         rate = len(latencies) / elapsed
         self.throughput = rate if self.throughput == 0 else 0.7 * self.throughput + 0.3 * rate
         goal = self.goal_s()
-        if p90 > goal or self._reached:
+        self.learned = self.learned or self._reached
+        if not self.learned and self.no_load_s:
+            self.limit = goal / self.no_load_s / self.sharers
+        elif p90 > goal or (self._reached and self._reached_before):
             # the gradient: by Little's law the limit that waits ``goal`` is limit x goal / p90; half-way
             # there per window (the window's latencies lag the limit they were admitted under)
             wanted = self.limit * min(2.0, max(0.5, goal / p90))
@@ -124,4 +143,4 @@ class AdaptiveLimit:
         self.limit = min(float(self.max_limit), max(float(self.min_limit), self.limit))
         self._latencies.clear()
         self._idle.clear()
-        self._reached = False
+        self._reached_before, self._reached = self._reached, False

@@ -26,20 +26,23 @@ from service.api.classify import (
 )
 from service.config import settings
 from service.http.errors import error_boundary
-from service.http.middleware import EdgeMiddleware
+from service.http.middleware import EdgeMiddleware, ServedCount
 from service.http.openapi import merged
 from service.http.routes import LateApp, make_app
+from service.http.timeout import install as install_timeout
 from service.obs import logs
 from service.obs.tracing import bentoml_tracing_config, use_bentoml_provider
 
 log = logging.getLogger("zsc.http")
 S = settings()
+install_timeout()  # BentoML's per-request timeout, with its timer cancelled once the answer starts
 # The GPU deployment (ZSC_DEVICE=cuda) declares its GPU so BentoML assigns one per worker.
 _resources = {"gpu": 1} if S.device == "cuda" else None
 _tracing = bentoml_tracing_config(float(S.trace_sample_rate))
 if S.log_format == "json":
     logs.configure("json")  # the serving CLI's own lines too; the worker's handlers again in __init__
 ROUTES = LateApp()  # label sets, jobs, the documents, the pages: bound once this worker's components exist
+SERVING = ServedCount()  # how many models: the edge's learned limit gives way to the models' own beyond one
 
 
 SERVED = S.served_models()  # ZSC_MODELS, else ZSC_MODEL: the default first
@@ -65,6 +68,7 @@ class ZeroShotClassifier:
         document = lambda: merged(ZeroShotClassifier.openapi_spec.asdict())  # noqa: E731
         admin_routes = admin.routes(self.components, admin.store_lookup, self._changes)
         ROUTES.bind(make_app(self.components, openapi=document, extra=admin_routes))
+        SERVING.bind(lambda: len(self.models.served))
         # Everything loaded so far lives as long as the process: move it out of the garbage collector's
         # sight, so the collections that request handling triggers do not scan the model's objects.
         gc.collect()
@@ -144,4 +148,4 @@ ZeroShotClassifier = bentoml.service(
 # Routes that are not one JSON body in and out (label sets, jobs, the web page), beside the APIs above
 ZeroShotClassifier.mount_asgi_app(ROUTES, path="/", name="zsc_routes")
 # Request ids, API keys, rate limits, the body bound, Retry-After and the access line, for every route
-ZeroShotClassifier.add_asgi_middleware(EdgeMiddleware, settings=S)
+ZeroShotClassifier.add_asgi_middleware(EdgeMiddleware, settings=S, models=SERVING)

@@ -32,6 +32,7 @@ from service.errors import (
     LastModel,
     ManyWorkers,
     ModelNotFound,
+    ModelOverloaded,
     ModelTooLarge,
     NotInStore,
     Overloaded,
@@ -55,6 +56,7 @@ STATUS: list[tuple[type[ServiceError], int]] = [
     (JobNotFound, 404),
     (PayloadTooLarge, 413),
     (JobStoreUnavailable, 503),
+    (ModelOverloaded, 429),
     (Overloaded, 503),
     (BackendFailure, 500),
     (InternalError, 500),
@@ -69,7 +71,9 @@ def error_response(error: ServiceError, ctx: Any = None) -> JSONResponse:
     status = status_of(error)
     if ctx is not None:
         ctx.response.status_code = status  # BentoML copies the context's status over the response's
-    return JSONResponse(error.body(), status_code=status)
+    retry = getattr(error, "retry_after_s", None)
+    headers = {"Retry-After": str(retry)} if retry is not None else None
+    return JSONResponse(error.body(), status_code=status, headers=headers)
 
 
 def error_boundary(endpoint: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:

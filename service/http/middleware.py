@@ -16,7 +16,8 @@
 - ``Retry-After`` on every 429 and 503 that passes through without one;
 - BentoML's 400 for a body that breaks the document, reworded in the API's terms (``errors.validation_body``:
   the public schema's name, field paths without pydantic's internals);
-- one access log line per request: endpoint, status, duration, cache status, pairs, the model(s).
+- one access log line per request: endpoint, status, duration, cache status, pairs, the model(s); of the
+  requests the in-flight limit refuses, one line a second with how many (``ShedLines``).
 
 Pure ASGI (no BaseHTTPMiddleware): bodies stream through untouched, and it costs a few microseconds.
 BentoML adds it inside its own tracing, timeout and concurrency middlewares (``add_asgi_middleware``).
@@ -24,10 +25,12 @@ BentoML adds it inside its own tracing, timeout and concurrency middlewares (``a
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from service.config import Settings
@@ -44,6 +47,7 @@ DOCS = ("/", "/docs.json", "/schema.json", "/openapi.json", "/static_content", "
 QUIET = ("/livez", "/healthz", "/readyz", "/metrics")  # no access line: probes and scrapes every few seconds
 REALM = 'Bearer realm="zero-shot-classifier"'
 ADMIN = "/admin"  # the admin API: admin keys only
+REPLICA = "*"  # zsc_in_flight_limit's model label for the replica-wide limit (one model served)
 JSON_APIS = ("/classify", "/classify_batch", "/hf/zero-shot-classification")  # BentoML APIs: JSON bodies only
 
 
@@ -55,8 +59,48 @@ class _TooLarge(Exception):
     pass
 
 
+class ShedLines:
+    """Access lines for requests the in-flight limit refused: the first, then at most one every ``every_s``
+    with how many were refused since the last. At ten times a replica's capacity a line per refusal was a
+    third of what refusing costs (and a thousand lines a second that say the same)."""
+
+    def __init__(self, every_s: float = 1.0) -> None:
+        self.every_s = every_s
+        self._count = 0
+        self._next_at = float("-inf")
+
+    def refused(self, now: float) -> int:
+        """One more refusal at ``now``: how many the line to write now stands for (0: write none)."""
+        self._count += 1
+        if now < self._next_at:
+            return 0
+        count, self._count, self._next_at = self._count, 0, now + self.every_s
+        return count
+
+    def take(self, now: float) -> int:
+        """The refusals held back since the last line (a line for them is written now), 0 if none."""
+        count, self._count = self._count, 0
+        if count:
+            self._next_at = now + self.every_s
+        return count
+
+
+class ServedCount:
+    """How many models this worker serves, bound once its components exist (``bind``; the middleware is
+    made before them): 1 until then."""
+
+    def __init__(self) -> None:
+        self._count: Callable[[], int] = lambda: 1
+
+    def bind(self, count: Callable[[], int]) -> None:
+        self._count = count
+
+    def __call__(self) -> int:
+        return self._count()
+
+
 class EdgeMiddleware:
-    def __init__(self, app: Any, settings: Settings) -> None:
+    def __init__(self, app: Any, settings: Settings, models: ServedCount | None = None) -> None:
         self.app = app
         self.settings = settings
         self.keys = ApiKeys(settings.keys_from_env(), settings.api_keys_file) if settings.auth_enabled else None
@@ -68,17 +112,24 @@ class EdgeMiddleware:
         self.open += DOCS if settings.open_docs == "true" else ()
         self.uncounted = HEALTH + DOCS + ("/metrics", ADMIN)  # never held against the in-flight bound
         self.retry_after = str(settings.retry_after_s).encode()
-        # per worker process, as BentoML divided its own max_concurrency
-        self.max_in_flight = max(1, settings.max_concurrency // settings.workers) if settings.max_concurrency else 0
+        self.max_in_flight = settings.max_in_flight_per_worker()
         target_ms = settings.target_latency_ms_for()
-        self.limit = AdaptiveLimit(target_ms / 1000, self.max_in_flight) if target_ms and self.max_in_flight else None
+        self.limit = (
+            AdaptiveLimit(target_ms / 1000, self.max_in_flight, sharers=settings.workers)
+            if target_ms and self.max_in_flight
+            else None
+        )
         if self.limit is not None:
-            metrics.IN_FLIGHT_LIMIT.set(self.limit.current)
+            metrics.IN_FLIGHT_LIMIT.labels(REPLICA).set(self.limit.current)
+        self.models = models or ServedCount()
+        self.shed_lines = ShedLines()
+        self._flush_due = False
         self.in_flight = 0
 
     def _admit(self) -> Slot | bool:
-        """A slot (the learned limit), True (the static bound), or a falsy value: refuse."""
-        if self.limit is not None:
+        """A slot (the learned limit), True (the static bound), or a falsy value: refuse. With several
+        models each model's own limit decides (``pipeline.registry``): here only the static bound."""
+        if self.limit is not None and self.models() == 1:
             return self.limit.try_acquire()
         return self.in_flight < self.max_in_flight
 
@@ -164,6 +215,7 @@ class EdgeMiddleware:
             if bounded and not slot:
                 await _drain(receive, limit)
                 await reply(*self._refusal())
+                seen["shed"] = True
                 return
             self.in_flight += bounded
             taken = time.perf_counter()
@@ -175,13 +227,20 @@ class EdgeMiddleware:
                     before = self.limit.current
                     self.limit.release(slot, time.perf_counter() - taken)
                     if self.limit.current != before:
-                        metrics.IN_FLIGHT_LIMIT.set(self.limit.current)
+                        metrics.IN_FLIGHT_LIMIT.labels(REPLICA).set(self.limit.current)
         finally:
-            if not _under(path, QUIET):
+            if seen.get("shed"):
+                refused = self.shed_lines.refused(time.monotonic())
+                if refused:
+                    self._access_line(scope, path, seen, info, started, refused)
+                elif not self._flush_due:  # the ones held back get their line when the second is up
+                    self._flush_due = True
+                    asyncio.get_running_loop().call_later(self.shed_lines.every_s, self._flush_shed_lines)
+            elif not _under(path, QUIET):
                 self._access_line(scope, path, seen, info, started)
 
     def _refusal(self) -> tuple:
-        if self.limit is None:
+        if self.limit is None or self.models() > 1:
             message = f"the service holds {self.in_flight} requests, its limit (ZSC_MAX_CONCURRENCY)"
             wait = self.retry_after
         else:
@@ -273,13 +332,28 @@ class EdgeMiddleware:
         if state["over"] and not state["started"]:
             await reply(413, _too_large(limit, scope["path"]))
 
-    def _access_line(self, scope: dict, path: str, seen: dict, info: request_context.RequestInfo, started) -> None:
+    def _flush_shed_lines(self) -> None:
+        self._flush_due = False
+        refused = self.shed_lines.take(time.monotonic())
+        if refused:
+            log.info(
+                "429 (%d refused by the in-flight limit since the last such line)",
+                refused,
+                extra={"status": 429, "refused": refused},
+            )
+
+    def _access_line(
+        self, scope: dict, path: str, seen: dict, info: request_context.RequestInfo, started, refused: int = 0
+    ) -> None:
+        more = {"refused": refused} if refused else {}
         log.info(
-            "%s %s %s",
+            "%s %s %s%s",
             scope["method"],
             path,
             seen["status"],
+            f" ({refused} refused by the in-flight limit since the last such line)" if refused else "",
             extra={
+                **more,
                 "endpoint": path,
                 "method": scope["method"],
                 "status": seen["status"],

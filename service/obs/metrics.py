@@ -54,7 +54,9 @@ JOB_CHUNKS = Counter(
 )
 IN_FLIGHT_LIMIT = Gauge(
     "zsc_in_flight_limit",
-    "Requests in flight the replica takes before 429, learned against ZSC_TARGET_LATENCY_MS (summed over workers)",
+    "Requests in flight taken before 429, learned against ZSC_TARGET_LATENCY_MS (summed over workers): the "
+    "replica's (model=\"*\", one model served) or each model's own (several served)",
+    ["model"],
     multiprocess_mode="livesum",
 )
 JOB_YIELDS = Counter(

@@ -7,20 +7,28 @@ languages cover the text's script); without one, a request naming a label set go
 tuned on when this replica serves it, anything else to the default (the first listed). ``classify`` splits
 a call by model, runs each part through its model's ``Pipeline.classify`` (at the same time: the parts
 queue in different batchers) and answers in the call's order.
+
+With several models, each has its own learned in-flight limit (``ServedModel.limit``, against the same
+``ZSC_TARGET_LATENCY_MS``): an interactive call takes a slot of each model it uses, or is refused
+(``ModelOverloaded``, 429) naming the model that is full, so a flood on one model sheds only its own
+requests while another's still pass. With one model the replica-wide limit at the HTTP edge does the same
+before the body is even read (cheaper), and the model's own is not consulted. Jobs take no slot: they yield.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from service.api.classify import ClassifyRequest, ClassifyResponse
+from service.core.adaptive_limit import AdaptiveLimit, Slot
 from service.core.languages import mismatch
 from service.core.model_spec import ModelSpec
-from service.errors import LastModel, ModelNotFound, ServiceError
-from service.obs import request_context
+from service.errors import LastModel, ModelNotFound, ModelOverloaded, ServiceError
+from service.obs import metrics, request_context
 from service.pipeline.label_sets import LabelSet, Resolved
 from service.pipeline.pipeline import Answers, Pipeline
 
@@ -35,6 +43,7 @@ class ServedModel:
     pipeline: Pipeline
     memory_mb: float  # resident memory its loading added to the process
     components: Any = None  # what build() made for it (engine, batcher, scorer)
+    limit: AdaptiveLimit | None = None  # its own in-flight limit, used while the replica serves several models
 
     def summary(self, default: bool) -> dict[str, Any]:
         return {
@@ -122,9 +131,17 @@ class ModelRegistry:
                 continue
             parts.setdefault(model.name, []).append(i)
         request_context.note_models(list(parts))
-        answered = await asyncio.gather(
-            *(by_name[name].pipeline.classify([requests[i] for i in index], job=job) for name, index in parts.items())
-        )
+        slots = self._admit([by_name[name] for name in parts]) if not job and len(by_name) > 1 else []
+        started = time.perf_counter()
+        try:
+            calls = (by_name[name].pipeline.classify([requests[i] for i in at], job=job) for name, at in parts.items())
+            answered = await asyncio.gather(*calls)
+        finally:
+            for name, limit, slot in slots:
+                before = limit.current
+                limit.release(slot, time.perf_counter() - started)
+                if limit.current != before:
+                    metrics.IN_FLIGHT_LIMIT.labels(name).set(limit.current)
         results: list[ClassifyResponse | ServiceError | None] = [None] * len(requests)
         for index, answers in zip(parts.values(), answered):
             for i, result in zip(index, answers.results):
@@ -135,6 +152,23 @@ class ModelRegistry:
         cache = statuses.pop() if len(statuses) == 1 else "partial" if statuses else "miss"
         warnings = sorted({w for a in answered for w in a.warnings})
         return Answers([r for r in results if r is not None], cache, warnings)
+
+    @staticmethod
+    def _admit(models: Sequence[ServedModel]) -> list[tuple[str, AdaptiveLimit, Slot]]:
+        """A slot of each model's limit, or ``ModelOverloaded`` for the first that is full (the slots
+        already taken are given back unmeasured)."""
+        slots: list[tuple[str, AdaptiveLimit, Slot]] = []
+        for model in models:
+            limit = model.limit
+            if limit is None:
+                continue
+            slot = limit.try_acquire()
+            if slot is None:
+                for _, taken, held in slots:
+                    taken.abandon(held)
+                raise ModelOverloaded(model.name, limit.in_flight, limit.goal_s(), limit.retry_after_s())
+            slots.append((model.name, limit, slot))
+        return slots
 
     def add(self, model: ServedModel) -> ServedModel | None:
         """Serve ``model`` from now on; one of the same name (another revision) is replaced in its place and

@@ -5,6 +5,7 @@ per-key rate limit and the in-flight bound answering 429 with Retry-After."""
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -211,11 +212,11 @@ def limited(tiny_models, tmp_path_factory):
     }
     (log.parent / "keys").write_text(f"# a mounted Secret\n{KEYS[0]}\n")
     with bento_server(env, log) as url:
-        yield url, log.parent / "keys"
+        yield url, log.parent / "keys", log
 
 
 def test_rate_limit_is_429_with_retry_after_per_key(limited):
-    url, _ = limited
+    url, _, _ = limited
     statuses = [call(url, "POST", "/classify", BODY, KEYS[0]) for _ in range(6)]
     codes = [r.status_code for r in statuses]
     assert codes[:3] == [200, 200, 200] and 429 in codes[3:], codes
@@ -225,7 +226,7 @@ def test_rate_limit_is_429_with_retry_after_per_key(limited):
 
 
 def test_in_flight_bound_is_429_with_retry_after(limited):
-    url, keys = limited
+    url, keys, log = limited
     keys.write_text(f"{KEYS[0]}\n{KEYS[1]}\n")  # rotation through the file: the second key becomes valid
     heavy = {"items": [{"text": f"text {i} " * 60, "labels": [f"l{k}" for k in range(16)]} for i in range(64)]}
 
@@ -242,6 +243,12 @@ def test_in_flight_bound_is_429_with_retry_after(limited):
     assert all(int(r.headers["retry-after"]) >= 1 for r in overloaded)
     assert "ZSC_MAX_CONCURRENCY" in overloaded[0].json()["error"]
     assert 200 in codes, codes
+    # refusals are logged a line a second at most (the first at once), each saying how many it stands for
+    time.sleep(1.5)
+    lines = [line for line in log.read_text().splitlines() if "refused by the in-flight limit" in line]
+    counts = [int(m) for line in lines for m in re.findall(r"429 \((\d+) refused by the in-flight limit since", line)]
+    assert "POST /classify_batch 429 (1 refused" in lines[0] and len(counts) == len(lines) <= 3, lines
+    assert sum(counts) == len(overloaded), lines
 
 
 def test_the_typed_client_and_hugging_face_s_client_send_the_key(locked):

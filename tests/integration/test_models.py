@@ -1,9 +1,13 @@
 """Several models in one replica (ZSC_MODELS): the English encoder as the default and the multilingual one
 beside it, against replicas of each alone. A request's ``model`` picks one, a label set runs on the model
 it was tuned on, a mixed batch and a job are answered in order by the right models, /models says what is
-served, /metrics shows each model's own batches."""
+served, /metrics shows each model's own batches, a flood on one model sheds only its own requests."""
 
 from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
 
 import httpx
 import pytest
@@ -93,3 +97,46 @@ def test_auto_sends_each_text_of_a_batch_to_the_first_model_covering_its_script(
     results = post(multi, {"items": items}, "classify_batch").json()["results"]
     assert [r["model"].split(":")[0] for r in results] == [E5, english_model]  # Chinese: not MiniLM's
     assert [r["warnings"] for r in results] == [[], []] and results[0]["labels"][0] == "物流"
+
+
+def test_a_flood_on_one_model_sheds_only_its_own_requests(multi, english_model):
+    """Each model learns its own in-flight limit: 96 clients flooding the English model with heavy batches
+    for a few seconds get 429s naming it (with Retry-After), while one client's requests to the other model
+    in the same replica are all answered. (One limit for the replica would refuse those too: it sits at its
+    limit under the flood.) Last in the module: the English model's limit is left low."""
+    labels = [f"topic number {i}" for i in range(12)]
+    seen = {"n": 0}
+
+    def fresh(prefix: str) -> str:
+        seen["n"] += 1
+        return f"{prefix} {seen['n']} {time.time_ns()}"  # never cached
+
+    async def scenario():
+        statuses, refusals, other = Counter(), [], []
+        stop = time.monotonic() + 5
+        limits = httpx.Limits(max_connections=128, max_keepalive_connections=128)
+        async with httpx.AsyncClient(base_url=multi, timeout=60, limits=limits) as client:
+
+            async def flood():
+                while time.monotonic() < stop:
+                    items = [{"text": fresh("flood"), "labels": labels, "model": english_model} for _ in range(8)]
+                    r = await client.post("/classify_batch", json={"items": items})
+                    statuses[r.status_code] += 1
+                    if r.status_code == 429:
+                        refusals.append(r)
+
+            async def steady():
+                while time.monotonic() < stop:
+                    r = await client.post("/classify", json={**BODIES[0], "text": fresh("steady"), "model": E5})
+                    other.append(r.status_code)
+                    await asyncio.sleep(0.05)
+
+            await asyncio.gather(*(flood() for _ in range(96)), steady())
+        return statuses, refusals, other
+
+    statuses, refusals, other = asyncio.run(scenario())
+    assert set(statuses) <= {200, 429} and statuses[429] > 0 and statuses[200] > 0, statuses
+    body = refusals[0].json()
+    assert body["error_type"] == "overloaded" and body["error"].startswith(f"model '{english_model}' holds ")
+    assert int(refusals[0].headers["retry-after"]) >= 1
+    assert len(other) >= 3 and set(other) == {200}, Counter(other)

@@ -1,7 +1,9 @@
 """The learned in-flight limit with an injected clock: against a simulated replica (a FIFO server of fixed
-capacity) at ten times its capacity it settles where accepted requests wait about the target; it probes
-upward when saturated and fast, stays put when idle, does not collapse when requests are slow by themselves,
-recovers when the overload ends, and tells a refused client how long the replica needs."""
+capacity) at ten times its capacity it settles where accepted requests wait about the target; it starts
+from what the no-load latency allows and keeps the bound from an overload's first second, with two workers
+on one device too; it probes upward when saturated and fast (not on an overload's first window), stays put
+when idle, does not collapse when requests are slow by themselves, recovers when the overload ends, and
+tells a refused client how long the replica needs."""
 
 from __future__ import annotations
 
@@ -22,32 +24,40 @@ class Clock:
 
 class Replica:
     """A simulated replica that finishes one request every 1 / ``capacity`` seconds in arrival order (each
-    also taking a fixed ``service_s`` on top, if given): what it holds carries over from phase to phase."""
+    also taking a fixed ``service_s`` on top, if given): what it holds carries over from phase to phase.
+    Given several limits (the workers of one replica, each with its own), arrivals go to them in turn and
+    share the one server."""
 
-    def __init__(self, limit: AdaptiveLimit, clock: Clock, capacity: float, service_s: float = 0.0) -> None:
-        self.limit, self.clock, self.capacity, self.service_s = limit, clock, capacity, service_s
-        self.queue: deque = deque()  # (admission time, slot)
+    def __init__(
+        self, limit: AdaptiveLimit | list[AdaptiveLimit], clock: Clock, capacity: float, service_s: float = 0.0
+    ) -> None:
+        self.limits = limit if isinstance(limit, list) else [limit]
+        self.clock, self.capacity, self.service_s = clock, capacity, service_s
+        self.queue: deque = deque()  # (admission time, limit, slot)
         self.next_finish: float | None = None
+        self.arrivals = 0
 
     def run(self, offered: float, seconds: float):
         """``offered`` arrivals per second for ``seconds``: (accepted (finish time, latency), refused count)."""
-        clock, limit = self.clock, self.limit
+        clock = self.clock
         step = 1 / max(offered, self.capacity) / 4
         next_arrival, end = clock.now, clock.now + seconds
         done, refused = [], 0
         while clock.now < end:
             clock.now += step
             while next_arrival <= clock.now:
+                limit = self.limits[self.arrivals % len(self.limits)]
+                self.arrivals += 1
                 slot = limit.try_acquire()
                 if slot is not None:
-                    self.queue.append((next_arrival, slot))
+                    self.queue.append((next_arrival, limit, slot))
                     if self.next_finish is None:
                         self.next_finish = next_arrival + 1 / self.capacity
                 else:
                     refused += 1
                 next_arrival += 1 / offered
             while self.next_finish is not None and self.next_finish <= clock.now:
-                admitted, slot = self.queue.popleft()
+                admitted, limit, slot = self.queue.popleft()
                 latency = self.next_finish - admitted + self.service_s
                 limit.release(slot, latency)
                 done.append((self.next_finish, latency))
@@ -91,11 +101,61 @@ def test_saturated_and_fast_it_probes_upward_to_the_bound():
     assert limit.current == 64
 
 
-def test_idle_headroom_leaves_the_limit_alone():
+def test_idle_headroom_leaves_a_learned_limit_alone():
     clock = Clock()
-    limit = AdaptiveLimit(target_s=0.5, max_limit=256, initial=16, clock=clock)
-    simulate(limit, clock, capacity=100, offered=10, seconds=20)  # never more than one in flight
-    assert limit.current == 16
+    limit = AdaptiveLimit(target_s=0.5, max_limit=256, clock=clock)
+    replica = Replica(limit, clock, capacity=40)
+    replica.run(offered=400, seconds=10)
+    learned = limit.current
+    replica.run(offered=4, seconds=20)  # never more than one in flight
+    assert limit.learned and limit.current == learned
+
+
+def test_before_any_overload_the_limit_is_what_the_no_load_latency_allows():
+    """Light load only: the limit becomes goal / no-load latency (25 ms here: 0.5 / 0.025 = 20), whatever
+    the start; with two workers sharing the device, half that each."""
+    for sharers, expected in ((1, 20), (2, 10)):
+        clock = Clock()
+        limit = AdaptiveLimit(target_s=0.5, max_limit=256, initial=200, sharers=sharers, clock=clock)
+        simulate(limit, clock, capacity=40, offered=4, seconds=20)
+        assert not limit.learned and limit.current == pytest.approx(expected, abs=1)
+    assert AdaptiveLimit(target_s=0.5, max_limit=256, sharers=2).current == 32  # nothing measured: 64 / 2
+
+
+def test_a_sudden_overload_waits_within_twice_the_target_from_its_first_second():
+    """A slow replica (40 requests/s: 64 held would wait 1.6 s) under light load, then ten times its
+    capacity at once: no accepted request, the first ones included, waits past twice the target."""
+    clock = Clock()
+    limit = AdaptiveLimit(target_s=0.5, max_limit=256, clock=clock)
+    replica = Replica(limit, clock, capacity=40)
+    replica.run(offered=5, seconds=10)
+    done, _ = replica.run(offered=400, seconds=10)
+    assert max(lat for _, lat in done) <= 2 * 0.5
+    assert len(done) >= 0.9 * 40 * 10
+
+
+def test_two_workers_sharing_one_device_keep_the_bound_together():
+    """Two workers, each with its own limit, on one server: at ten times its capacity, onset included,
+    accepted requests wait within twice the target and the server stays busy."""
+    clock = Clock()
+    limits = [AdaptiveLimit(target_s=0.5, max_limit=128, sharers=2, clock=clock) for _ in range(2)]
+    replica = Replica(limits, clock, capacity=100)
+    replica.run(offered=10, seconds=10)
+    done, _ = replica.run(offered=1000, seconds=20)
+    assert p([lat for _, lat in done], 0.99) <= 2 * 0.5
+    assert len(done) >= 0.9 * 100 * 20
+
+
+def test_the_first_window_of_an_overload_does_not_grow_the_limit():
+    """It closes on the requests at the front of the queue (fast) while the rest still wait."""
+    clock = Clock()
+    limit = AdaptiveLimit(target_s=0.5, max_limit=256, initial=20, window_s=0.1, window_requests=4, clock=clock)
+    limit.learned = True  # a limit learned before, idle since
+    slots = [limit.try_acquire() for _ in range(20)]
+    clock.now = 1.0
+    for slot in slots[:4]:
+        limit.release(slot, 0.05)  # p90 of the window 0.05 s, far under the goal, and the limit was reached
+    assert limit.current == 20
 
 
 def test_slow_requests_by_themselves_do_not_throttle_the_replica():

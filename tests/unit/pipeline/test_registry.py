@@ -1,6 +1,7 @@
 """Several models in one replica (ModelRegistry), built by build() from the bundled English encoder under
 two names: a request picks its model by name or tag, a label set runs on the model it was tuned on, a
-mixed call is split by model and answered in order, each model's batches are its own."""
+mixed call is split by model and answered in order, each model's batches are its own, and a full model
+sheds only its own calls."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from prometheus_client import REGISTRY
 
 from service.api.classify import ClassifyRequest
 from service.build import build
-from service.errors import ModelNotFound
+from service.core.adaptive_limit import AdaptiveLimit
+from service.errors import ModelNotFound, ModelOverloaded
 from service.http.batching import cork_queue
-from service.http.errors import status_of
+from service.http.errors import error_response, status_of
 from tests.unit.conftest import MINILM
 
 FIRST = replace(MINILM, tag="first-model:v1")  # English (the bundled encoder's metadata)
@@ -104,3 +106,46 @@ def test_auto_picks_per_text_the_first_model_covering_its_script(two):
     answers = asyncio.run(scenario())
     assert [a.model for a in answers.results] == ["second-model:v2", "first-model:v1"]
     assert models.resolve(req(text="我的快递三天了还没到", model="auto")).request.model == "second-model"
+
+
+def test_with_several_models_a_full_model_sheds_only_its_own_calls(two):
+    """Each model has its own learned limit: the first one full (its one slot held), a call to it is
+    refused (429 with Retry-After, naming it), a call to the other is answered, a mixed call is refused and
+    gives back the slot it took of the other, a job's items are not limited, and the held slot given back
+    lets the first model answer again."""
+    models = two.models
+    first, second = models.find("first-model"), models.find("second-model")
+    first.limit = AdaptiveLimit(target_s=0.5, max_limit=1)
+    assert second.limit is not None and second.limit.target_s == 0.5  # built with the replica's target
+    held = first.limit.try_acquire()
+
+    async def scenario():
+        with pytest.raises(ModelOverloaded) as refused:
+            await models.classify([req()])
+        other = await models.classify([req(model="second-model")])
+        with pytest.raises(ModelOverloaded):
+            await models.classify([req(model="second-model"), req()])
+        job = await models.classify([req(), req(model="second-model")], job=True)
+        first.limit.abandon(held)
+        again = await models.classify([req()])
+        return refused.value, other, job, again
+
+    refused, other, job, again = asyncio.run(scenario())
+    assert status_of(refused) == 429 and refused.error_type == "overloaded" and refused.retry_after_s >= 1
+    assert str(refused).startswith("model 'first-model' holds 1 requests, as many as it answers within 500 ms")
+    response = error_response(refused)
+    assert response.status_code == 429 and response.headers["retry-after"] == str(refused.retry_after_s)
+    assert other.results[0].model == "second-model:v2" and second.limit.in_flight == 0
+    assert [a.model for a in job.results] == ["first-model:v1", "second-model:v2"]
+    assert again.results[0].model == "first-model:v1" and first.limit.in_flight == 0
+
+
+def test_with_one_model_its_own_limit_is_left_to_the_edge(two):
+    """One model served: the replica-wide limit at the HTTP edge decides, before the body is read."""
+    models = two.models
+    models.remove("second-model")
+    first = models.default
+    first.limit = AdaptiveLimit(target_s=0.5, max_limit=1)
+    first.limit.try_acquire()
+    answers = asyncio.run(models.classify([req()]))
+    assert answers.results[0].model == "first-model:v1" and first.limit.in_flight == 1
