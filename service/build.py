@@ -243,7 +243,12 @@ def _jobs(s: Settings, models: ModelRegistry) -> tuple[JobManager, ClusterActivi
             return await classify_items(models, items)
 
         interactive = activity.busy if cluster else local_only(models.interactive_busy)
-        worker = JobWorker(store, run_items, config, interactive, metrics.observe_job_worker)
+        # the share is the replica's (cluster-wide: all replicas' together), divided among the chunks at work
+        if cluster:
+            sharing = lambda: s.job_workers * activity.workers()  # noqa: E731
+        else:
+            sharing = lambda: s.job_workers  # noqa: E731
+        worker = JobWorker(store, run_items, config, interactive, metrics.observe_job_worker, sharing)
     where = f" at {store.url}" if isinstance(store, RedisJobStore) else ""
     if worker is None:
         runs = "no worker on this replica (ZSC_JOB_WORKERS=0)"

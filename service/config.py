@@ -164,7 +164,8 @@ class Settings:
     )
     job_share_pct: int = _doc(
         "Share of a replica's model time, in percent, that job work may take while interactive requests "
-        "are in flight (100 = no yielding); with no interactive load jobs take all of it.",
+        "are in flight (100 = no yielding), divided among its ZSC_JOB_WORKERS; with ZSC_JOB_YIELD_SCOPE=cluster "
+        "the share of all replicas' job workers together; with no interactive load jobs take all of it.",
         default=50,
     )
     job_yield_scope: Literal["cluster", "replica"] = _doc(

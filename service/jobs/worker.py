@@ -55,12 +55,14 @@ class JobWorker:
         config: WorkerConfig,
         interactive: Interactive = lambda: None,
         observe: Callable[[str, int], None] = lambda event, n: None,
+        sharing: Callable[[], int] = lambda: 1,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.store = store
         self._run_items = run_items
         self.config = config
         self._busy = interactive  # after each slice: "replica", "cluster" (interactive calls served there), None
+        self._sharing = sharing  # job workers the share is divided among (cluster-wide yielding), this one included
         # ("items" | "chunks" | "finished" | "claimed" | "skipped" | "retries" | "yielded_replica" |
         # "yielded_cluster", count)
         self._observe = observe
@@ -177,11 +179,13 @@ class JobWorker:
         raise AssertionError("unreachable")
 
     async def _yield(self, worked_s: float) -> None:
-        """Keep this worker's share of model time under ``share`` while interactive traffic is around."""
+        """Keep the job workers' share of model time under ``share`` while interactive traffic is around:
+        this worker's part of it, when others share it (cluster-wide yielding)."""
         share = self.config.share
         if 0 < share < 1 and (where := self._busy()):
             self._observe(f"yielded_{where}", 1)
-            await self._sleep(worked_s * (1 - share) / share)
+            mine = share / max(1, self._sharing())
+            await self._sleep(worked_s * (1 - mine) / mine)
 
     async def _keep_alive(self, chunk: Chunk) -> None:
         while True:

@@ -78,6 +78,30 @@ def test_what_one_process_marks_the_others_see_until_redis_goes_away(jobs_redis,
     asyncio.run(go())
 
 
+def test_processes_running_a_job_count_each_other(jobs_redis):
+    """Each process whose worker is at work marks itself as it reads: both see two job workers (the share
+    they divide), and one that stops asking drops out after the hold."""
+    a, b = (ClusterActivity(jobs_redis.url, "zsc", name, lambda: False) for name in ("a", "b"))
+
+    async def go():
+        try:
+            a.busy(), b.busy()  # both workers ask after a slice
+            await a.tick()
+            await b.tick()
+            await a.tick()
+            assert (a.workers(), b.workers()) == (2, 2)
+            a.view._asked = float("-inf")  # a's job is done: its worker no longer asks
+            await asyncio.sleep(a._working_hold_ms / 1000 + 0.1)
+            b.busy()
+            await b.tick()
+            assert b.workers() == 1
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(go())
+
+
 def progress(url: str, job_id: str, seconds: float) -> tuple[float, float, int]:
     """(items per second over ``seconds``, slices paused after for the cluster's traffic, items done)."""
     done0, yields0 = status(url, job_id)["done"], counter(url, "zsc_jobs_yields", where="cluster")

@@ -80,6 +80,23 @@ def test_a_failed_call_drops_the_view_and_waits_before_the_next():
     assert v.plan() is True
 
 
+def test_the_job_workers_running_in_the_cluster_are_counted_while_fresh():
+    v, clock = view([False])
+    assert v.workers() == 1 and not v.running_job()  # nothing known: this one alone
+    v.busy()  # the worker asks after a slice: this process runs a job, its ticks mark it so
+    assert v.running_job()
+    v.seen(others=1, working=3)
+    assert v.workers() == 3
+    clock.now += 0.6  # no read since: the count is stale, the worker goes by itself
+    assert v.workers() == 1
+    v.seen(others=0, working=2)
+    assert v.workers() == 2
+    v.failed()
+    assert v.workers() == 1
+    clock.now += 1.1  # the worker stopped asking (its job is done): its ticks no longer mark it
+    assert not v.running_job()
+
+
 def test_local_only_is_the_replicas_own_signal():
     local = [False]
     busy = local_only(lambda: local[0])

@@ -106,7 +106,15 @@ def answer_of(item: dict) -> dict:
 
 
 def make(
-    items: int, chunk: int = 3, ttl: int = 60, run=None, share: float = 1.0, busy=lambda: None, sleeps=None, events=None
+    items: int,
+    chunk: int = 3,
+    ttl: int = 60,
+    run=None,
+    share: float = 1.0,
+    busy=lambda: None,
+    sleeps=None,
+    events=None,
+    sharing=lambda: 1,
 ):
     clock = Clock()
     store = MemoryJobStore(clock)
@@ -121,7 +129,7 @@ def make(
 
     config = WorkerConfig(consumer="t", slice_items=2, share=share, max_attempts=2)
     observe = (lambda event, n: events.append((event, n))) if events is not None else (lambda event, n: None)
-    worker = JobWorker(store, run_items, config, busy, observe, sleep=fake_sleep)
+    worker = JobWorker(store, run_items, config, busy, observe, sharing, sleep=fake_sleep)
     manager = JobManager(store, worker, chunk, ttl)
     bodies = [{"text": f"t{i}", "labels": LABELS} for i in range(items)]
     return clock, store, worker, manager, bodies, calls
@@ -283,6 +291,27 @@ def test_the_worker_yields_to_interactive_traffic_by_its_share():
         assert len(sleeps) == 3  # one per slice: chunks of 3 and 1 items in slices of 2
         assert all(0.055 <= s < 0.5 for s in sleeps), sleeps  # 3x its own time: 25 % of the wall time
         assert yields == [(f"yielded_{where}", 1)] * 3
+
+
+def test_job_workers_sharing_the_cluster_divide_its_share():
+    """Three job workers at work in the cluster (cluster-wide yielding): each takes a third of the share,
+    so together they take what one would (25 %: each sleeps 11x its own time, not 3x)."""
+
+    async def slow(batch):
+        await asyncio.sleep(0.02)
+        return [answer_of(i) for i in batch]
+
+    async def go():
+        sleeps: list[float] = []
+        _, store, worker, manager, bodies, _ = make(
+            4, run=slow, share=0.25, busy=lambda: "cluster", sleeps=sleeps, sharing=lambda: 3
+        )
+        await manager.submit(bodies)
+        await drain(store, worker)
+        return sleeps
+
+    sleeps = asyncio.run(go())
+    assert len(sleeps) == 3 and all(0.215 <= s < 1.5 for s in sleeps), sleeps  # 11 x at least 0.02 s
 
 
 def test_a_store_that_fails_for_a_while_loses_no_classified_chunk():
