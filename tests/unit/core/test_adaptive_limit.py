@@ -112,7 +112,7 @@ def test_idle_headroom_leaves_a_learned_limit_alone():
 
 
 def test_before_any_overload_the_limit_is_what_the_no_load_latency_allows():
-    """Light load only: the limit becomes goal / no-load latency (25 ms here: 0.5 / 0.025 = 20), whatever
+    """Light load only: the limit becomes goal / no-load latency (25 ms here: 0.5 / 0.025 = 20), at most
     the start; with two workers sharing the device, half that each."""
     for sharers, expected in ((1, 20), (2, 10)):
         clock = Clock()
@@ -120,6 +120,22 @@ def test_before_any_overload_the_limit_is_what_the_no_load_latency_allows():
         simulate(limit, clock, capacity=40, offered=4, seconds=20)
         assert not limit.learned and limit.current == pytest.approx(expected, abs=1)
     assert AdaptiveLimit(target_s=0.5, max_limit=256, sharers=2).current == 32  # nothing measured: 64 / 2
+    clock = Clock()
+    fast = AdaptiveLimit(target_s=0.5, max_limit=256, clock=clock)
+    simulate(fast, clock, capacity=1000, offered=20, seconds=5)  # 1 ms alone: 500 would be allowed
+    assert fast.current == 64  # never above the start
+
+
+def test_the_prior_goes_by_the_quickest_idle_request_not_a_stalled_spell():
+    """Idle requests that were slow for a while (a dependency stalled, a neighbour took the cores) do not
+    make the prior refuse a burst the replica takes within the goal."""
+    clock = Clock()
+    limit = AdaptiveLimit(target_s=0.5, max_limit=256, window_s=0.1, window_requests=4, clock=clock)
+    for latency in [0.01] * 8 + [0.2] * 40:  # usually 10 ms alone; then a spell at 200 ms
+        clock.now += 0.05
+        limit.release(limit.try_acquire(), latency)
+    assert limit.no_load_s > 0.1  # the usual one followed the spell
+    assert limit.current >= 16 and not limit.learned  # the prior did not: a burst of 16 passes
 
 
 def test_a_sudden_overload_waits_within_twice_the_target_from_its_first_second():
