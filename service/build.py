@@ -26,7 +26,6 @@ from typing import Any
 from service.backends import load_backend
 from service.backends.files import memory_needed_mb
 from service.config import Settings
-from service.core.adaptive_limit import AdaptiveLimit
 from service.core.model_spec import ModelSpec
 from service.engine.batcher import AdaptiveBatcher, Queue
 from service.engine.engine import Engine
@@ -208,16 +207,9 @@ def _serve(
     pipeline = Pipeline(model.tag, spec, engine.tokenizer, scorer, label_sets, limits)
     used = max(0.0, resident_mb() - before)  # the collector may give back more than a small model takes
     log.info("serving %s: %.0f MB resident", model.tag, used)
-    return ServedModel(
-        name, model.tag, spec, pipeline, used, ModelComponents(engine, batcher, scorer), limit=_model_limit(s)
-    )
-
-
-def _model_limit(s: Settings) -> AdaptiveLimit | None:
-    """A model's own learned in-flight limit (consulted while the replica serves several): the edge's
-    target and bound, per worker process."""
-    target_ms, bound = s.target_latency_ms_for(), s.max_in_flight_per_worker()
-    return AdaptiveLimit(target_ms / 1000, bound, sharers=s.workers) if target_ms and bound else None
+    # consulted while several models are served: its gauge series appears once it first moves
+    limit = s.learned_limit(lambda current: metrics.IN_FLIGHT_LIMIT.labels(name).set(current))
+    return ServedModel(name, model.tag, spec, pipeline, used, ModelComponents(engine, batcher, scorer), limit)
 
 
 def _jobs(s: Settings, models: ModelRegistry) -> tuple[JobManager, ClusterActivity | None]:
@@ -243,11 +235,11 @@ def _jobs(s: Settings, models: ModelRegistry) -> tuple[JobManager, ClusterActivi
             return await classify_items(models, items)
 
         interactive = activity.busy if cluster else local_only(models.interactive_busy)
+
         # the share is the replica's (cluster-wide: all replicas' together), divided among the chunks at work
-        if cluster:
-            sharing = lambda: s.job_workers * activity.workers()  # noqa: E731
-        else:
-            sharing = lambda: s.job_workers  # noqa: E731
+        def sharing() -> int:
+            return s.job_workers * (activity.workers() if cluster and activity is not None else 1)
+
         worker = JobWorker(store, run_items, config, interactive, metrics.observe_job_worker, sharing)
     where = f" at {store.url}" if isinstance(store, RedisJobStore) else ""
     if worker is None:

@@ -9,11 +9,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 from urllib.parse import urlsplit, urlunsplit
+
+from service.core.adaptive_limit import AdaptiveLimit
 
 Device = Literal["auto", "cpu", "cuda"]
 Runtime = Literal["auto", "torch", "onnx"]
@@ -373,6 +375,15 @@ class Settings:
             return max(0, self.target_latency_ms)
         gpu = self.device == "cuda" or (self.device == "auto" and Path("/dev/nvidiactl").exists())
         return 250 if gpu else 500
+
+    def learned_limit(self, on_change: Callable[[int], None]) -> AdaptiveLimit | None:
+        """A worker's in-flight limit learned against ZSC_TARGET_LATENCY_MS, at most its share of
+        ZSC_MAX_CONCURRENCY (the edge's; each model's own when a replica serves several); None when none
+        is to be learned."""
+        target_ms, bound = self.target_latency_ms_for(), self.max_in_flight_per_worker()
+        if not (target_ms and bound):
+            return None
+        return AdaptiveLimit(target_ms / 1000, bound, sharers=self.workers, on_change=on_change)
 
     def max_in_flight_per_worker(self) -> int:
         """ZSC_MAX_CONCURRENCY divided among the workers, as BentoML divided its own (0 = unlimited)."""

@@ -14,6 +14,7 @@ class ServiceError(Exception):
 
     error_type: ClassVar[str]
     message: ClassVar[str] = ""  # errors that always say the same thing
+    retry_after_s: int | None = None  # when to come back, for the errors that say (Retry-After)
 
     def __init__(self, message: str | None = None) -> None:
         super().__init__(message or self.message)

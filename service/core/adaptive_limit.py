@@ -61,6 +61,7 @@ class AdaptiveLimit:
         window_s: float = 0.5,
         window_requests: int = 16,
         clock: Callable[[], float] = time.monotonic,
+        on_change: Callable[[int], None] = lambda limit: None,
     ) -> None:
         if target_s <= 0:
             raise ValueError("target_s must be positive")
@@ -76,6 +77,7 @@ class AdaptiveLimit:
         self.window_s = window_s
         self.window_requests = window_requests
         self._clock = clock
+        self._on_change = on_change  # told each new whole limit (a gauge)
         self.in_flight = 0
         self.no_load_s: float | None = None  # slow-moving minimum latency
         self.fastest_s: float | None = None  # the quickest request that found the replica idle
@@ -130,6 +132,7 @@ class AdaptiveLimit:
         return max(1, min(60, math.ceil(self.in_flight / self.throughput)))
 
     def _update(self, elapsed: float) -> None:
+        before = self.current
         latencies = sorted(self._latencies)
         p90 = latencies[min(len(latencies) - 1, int(0.9 * len(latencies)))]
         alone = self._idle or (latencies[: max(1, len(latencies) // 10)] if self.current <= self.min_limit else [])
@@ -151,3 +154,5 @@ class AdaptiveLimit:
         self._latencies.clear()
         self._idle.clear()
         self._reached_before, self._reached = self._reached, False
+        if self.current != before:
+            self._on_change(self.current)

@@ -71,7 +71,7 @@ def error_response(error: ServiceError, ctx: Any = None) -> JSONResponse:
     status = status_of(error)
     if ctx is not None:
         ctx.response.status_code = status  # BentoML copies the context's status over the response's
-    retry = getattr(error, "retry_after_s", None)
+    retry = error.retry_after_s
     headers = {"Retry-After": str(retry)} if retry is not None else None
     return JSONResponse(error.body(), status_code=status, headers=headers)
 

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service.config import Settings
-from service.core.adaptive_limit import AdaptiveLimit, Slot
+from service.core.adaptive_limit import Slot
 from service.http.auth import ApiKeys, KeyRateLimiter, bearer_token, key_id
 from service.http.errors import validation_body
 from service.obs import metrics, request_context
@@ -113,12 +113,7 @@ class EdgeMiddleware:
         self.uncounted = HEALTH + DOCS + ("/metrics", ADMIN)  # never held against the in-flight bound
         self.retry_after = str(settings.retry_after_s).encode()
         self.max_in_flight = settings.max_in_flight_per_worker()
-        target_ms = settings.target_latency_ms_for()
-        self.limit = (
-            AdaptiveLimit(target_ms / 1000, self.max_in_flight, sharers=settings.workers)
-            if target_ms and self.max_in_flight
-            else None
-        )
+        self.limit = settings.learned_limit(metrics.IN_FLIGHT_LIMIT.labels(REPLICA).set)
         if self.limit is not None:
             metrics.IN_FLIGHT_LIMIT.labels(REPLICA).set(self.limit.current)
         self.models = models or ServedCount()
@@ -224,10 +219,7 @@ class EdgeMiddleware:
             finally:
                 self.in_flight -= bounded
                 if isinstance(slot, Slot):
-                    before = self.limit.current
                     self.limit.release(slot, time.perf_counter() - taken)
-                    if self.limit.current != before:
-                        metrics.IN_FLIGHT_LIMIT.labels(REPLICA).set(self.limit.current)
         finally:
             if seen.get("shed"):
                 refused = self.shed_lines.refused(time.monotonic())

@@ -28,7 +28,7 @@ from service.core.adaptive_limit import AdaptiveLimit, Slot
 from service.core.languages import mismatch
 from service.core.model_spec import ModelSpec
 from service.errors import LastModel, ModelNotFound, ModelOverloaded, ServiceError
-from service.obs import metrics, request_context
+from service.obs import request_context
 from service.pipeline.label_sets import LabelSet, Resolved
 from service.pipeline.pipeline import Answers, Pipeline
 
@@ -137,11 +137,8 @@ class ModelRegistry:
             calls = (by_name[name].pipeline.classify([requests[i] for i in at], job=job) for name, at in parts.items())
             answered = await asyncio.gather(*calls)
         finally:
-            for name, limit, slot in slots:
-                before = limit.current
+            for limit, slot in slots:
                 limit.release(slot, time.perf_counter() - started)
-                if limit.current != before:
-                    metrics.IN_FLIGHT_LIMIT.labels(name).set(limit.current)
         results: list[ClassifyResponse | ServiceError | None] = [None] * len(requests)
         for index, answers in zip(parts.values(), answered):
             for i, result in zip(index, answers.results):
@@ -154,20 +151,20 @@ class ModelRegistry:
         return Answers([r for r in results if r is not None], cache, warnings)
 
     @staticmethod
-    def _admit(models: Sequence[ServedModel]) -> list[tuple[str, AdaptiveLimit, Slot]]:
+    def _admit(models: Sequence[ServedModel]) -> list[tuple[AdaptiveLimit, Slot]]:
         """A slot of each model's limit, or ``ModelOverloaded`` for the first that is full (the slots
         already taken are given back unmeasured)."""
-        slots: list[tuple[str, AdaptiveLimit, Slot]] = []
+        slots: list[tuple[AdaptiveLimit, Slot]] = []
         for model in models:
             limit = model.limit
             if limit is None:
                 continue
             slot = limit.try_acquire()
             if slot is None:
-                for _, taken, held in slots:
+                for taken, held in slots:
                     taken.abandon(held)
                 raise ModelOverloaded(model.name, limit.in_flight, limit.goal_s(), limit.retry_after_s())
-            slots.append((model.name, limit, slot))
+            slots.append((limit, slot))
         return slots
 
     def add(self, model: ServedModel) -> ServedModel | None:
