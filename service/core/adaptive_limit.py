@@ -19,14 +19,13 @@ concurrency filter, against a latency the operator states (``ZSC_TARGET_LATENCY_
   closes on the requests at the front of the queue, fast ones, while the rest still wait;
 - always within ``[min_limit, max_limit]`` (``ZSC_MAX_CONCURRENCY`` stays the hard upper bound).
 
-Until the limit is first reached it is a prior, not a lesson: ``goal / fastest / sharers``, at most
-``initial`` (64 / sharers): what the replica could hold if batching gained it nothing, where ``fastest``
-is the quickest request seen that found it idle and the ``sharers`` processes on the same device (a
-replica's workers) split it evenly; from there it only has to grow. (A fixed start is a capacity in
-disguise: 64 queued on a replica that answers 40 requests/s is 1.6 s of waiting before the first window.)
-The quickest, not the usual, no-load latency: a prior that refuses a burst the replica could take within
-the goal is worse than one a little high (a dependency's stall, or a neighbour on the cores, made the
-smoothed one three times the quickest, and a healthy replica refused a burst of 16).
+It starts at ``initial`` (64 / sharers: the ``sharers`` processes on the same device, a replica's workers,
+split what a replica takes at once; 64 per worker on a 2-worker replica answering 109 requests/s held
+128, and the first second of an overload waited 1.3 s). A start taken from the no-load latency (goal /
+the quickest idle request) was tried and dropped: on a batching replica the only idle requests are often
+the first of a burst, slow because their batch is full, and a healthy replica refused bursts of 16 (CI,
+``test_cache.py``). So a replica that answers fewer than 64 / target requests a second waits longer than
+the goal in the first second of a sudden overload, until the first windows bring the limit down.
 
 Latency here is a request's time inside the replica, queue wait included: by Little's law a limit of L
 at a throughput of X requests/s means about L / X of waiting, which is what the goal bounds. A refused
@@ -73,21 +72,18 @@ class AdaptiveLimit:
         self.sharers = max(1, sharers)
         start = initial if initial is not None else 64 // self.sharers
         self.limit = float(min(self.max_limit, max(self.min_limit, start)))
-        self._prior_cap = self.limit
         self.window_s = window_s
         self.window_requests = window_requests
         self._clock = clock
         self._on_change = on_change  # told each new whole limit (a gauge)
         self.in_flight = 0
         self.no_load_s: float | None = None  # slow-moving minimum latency
-        self.fastest_s: float | None = None  # the quickest request that found the replica idle
         self.throughput = 0.0  # completions per second, smoothed over windows
         self._start = clock()
         self._latencies: list[float] = []
         self._idle: list[float] = []
         self._reached = False
         self._reached_before = False  # the previous window reached the limit too
-        self.learned = False  # the limit has been reached at least once: it is learned, no longer the prior
 
     @property
     def current(self) -> int:
@@ -113,8 +109,6 @@ class AdaptiveLimit:
         self._latencies.append(latency_s)
         if slot.idle:
             self._idle.append(latency_s)
-            if latency_s > 0 and (self.fastest_s is None or latency_s < self.fastest_s):
-                self.fastest_s = latency_s
         now = self._clock()
         elapsed = now - self._start
         if elapsed >= self.window_s and len(self._latencies) >= self.window_requests:
@@ -142,10 +136,7 @@ class AdaptiveLimit:
         rate = len(latencies) / elapsed
         self.throughput = rate if self.throughput == 0 else 0.7 * self.throughput + 0.3 * rate
         goal = self.goal_s()
-        self.learned = self.learned or self._reached
-        if not self.learned and self.fastest_s:
-            self.limit = min(self._prior_cap, goal / self.fastest_s / self.sharers)
-        elif p90 > goal or (self._reached and self._reached_before):
+        if p90 > goal or (self._reached and self._reached_before):
             # the gradient: by Little's law the limit that waits ``goal`` is limit x goal / p90; half-way
             # there per window (the window's latencies lag the limit they were admitted under)
             wanted = self.limit * min(2.0, max(0.5, goal / p90))
