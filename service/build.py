@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from service.admission.gate import Admission
 from service.backends import load_backend
 from service.backends.files import memory_needed_mb
 from service.config import Settings
@@ -154,15 +155,18 @@ class Components:
             await self.redis.close()
 
 
-def build(settings: Settings, models: Sequence[StoredModel], queue: Queue) -> Components:
+def build(
+    settings: Settings, models: Sequence[StoredModel], queue: Queue, admission: Admission | None = None
+) -> Components:
     """Every component of one serving process, loaded and warmed up, for the models it serves (the default
-    first); ``queue`` is the batching queue the framework provides (``service.http.batching.cork_queue``)."""
+    first); ``queue`` is the batching queue the framework provides (``service.http.batching.cork_queue``);
+    ``admission``: the process's, which the HTTP edge holds too (made from the settings when not given)."""
     s = settings
     label_sets = load_dir(s.label_sets) if s.label_sets else {}
     redis = RedisTier(s.redis_url, s.cache_ttl_s, s.redis_timeout_ms / 1000) if s.redis_url else None
     log.info("cache: in-process tier%s", f" + Redis at {redis.url}" if redis else " only (no ZSC_REDIS_URL)")
     served = [_serve(s, model, queue, redis, label_sets) for model in models]
-    registry = ModelRegistry(served, label_sets)
+    registry = ModelRegistry(served, label_sets, admission or Admission.from_settings(s))
     jobs, activity = _jobs(s, registry)
     return Components(s, registry, label_sets, jobs, redis, queue, activity)
 
@@ -207,9 +211,7 @@ def _serve(
     pipeline = Pipeline(model.tag, spec, engine.tokenizer, scorer, label_sets, limits)
     used = max(0.0, resident_mb() - before)  # the collector may give back more than a small model takes
     log.info("serving %s: %.0f MB resident", model.tag, used)
-    # consulted while several models are served: its gauge series appears once it first moves
-    limit = s.learned_limit(lambda current: metrics.IN_FLIGHT_LIMIT.labels(name).set(current))
-    return ServedModel(name, model.tag, spec, pipeline, used, ModelComponents(engine, batcher, scorer), limit)
+    return ServedModel(name, model.tag, spec, pipeline, used, ModelComponents(engine, batcher, scorer))
 
 
 def _jobs(s: Settings, models: ModelRegistry) -> tuple[JobManager, ClusterActivity | None]:

@@ -9,13 +9,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 from urllib.parse import urlsplit, urlunsplit
-
-from service.core.adaptive_limit import AdaptiveLimit
 
 Device = Literal["auto", "cpu", "cuda"]
 Runtime = Literal["auto", "torch", "onnx"]
@@ -215,6 +213,38 @@ class Settings:
     )
     retry_after_s: int = _doc("The Retry-After every 429 and 503 answer carries, in seconds.", default=1)
 
+    # Connections: slow and idle clients (per worker process) ----------------------------------------
+    head_timeout_s: int = _doc(
+        "Seconds a request's head (request line and headers) may take to arrive, from the connection's start or "
+        "its first byte after an answer; past it 408 and the connection is closed (slowloris).",
+        default=10,
+    )
+    body_timeout_s: int = _doc(
+        "Seconds a request's body may take to arrive once its head has, plus one second per 64 KiB received (a "
+        "large upload on a slow link still arrives, a trickle does not); past it 408 and the connection is closed. "
+        "A request is admitted (counted in flight) only once its whole body is read.",
+        default=15,
+    )
+    send_timeout_s: int = _doc(
+        "Seconds a client may leave an answer unread (the socket's send buffer full) before its connection is dropped.",
+        default=30,
+    )
+    keep_alive_s: int = _doc(
+        "Seconds an idle keep-alive connection is kept between requests (nginx's upstream keepalive_timeout "
+        "stays below it).",
+        default=5,
+    )
+    max_pending_connections: int = _doc(
+        "Connections per worker that may still be sending their request's head or body at once; a new one past "
+        "it closes the one that has been sending the longest (408).",
+        default=1024,
+    )
+    body_buffer_mb: int = _doc(
+        "Megabytes of request bodies still being received that one worker holds at once; a body that would pass "
+        "it is refused with 503 and Retry-After. At least ZSC_MAX_BODY_MB and ZSC_JOB_MAX_MB.",
+        default=256,
+    )
+
     # Logs and traces -------------------------------------------------------------------------------
     log_format: Literal["text", "json"] = _doc(
         "text: BentoML's lines; json: one JSON object per line (time, level, logger, request id, message, and "
@@ -313,6 +343,12 @@ class Settings:
             "job_max_attempts",
             "max_body_mb",
             "retry_after_s",
+            "head_timeout_s",
+            "body_timeout_s",
+            "send_timeout_s",
+            "keep_alive_s",
+            "max_pending_connections",
+            "body_buffer_mb",
         ]
         for name in positive:
             if getattr(self, name) <= 0:
@@ -346,6 +382,11 @@ class Settings:
         served = self.served_models()
         if len(set(served)) != len(served):
             raise ValueError(f"ZSC_MODELS names a model twice: {self.models!r}")
+        if self.body_buffer_mb < max(self.max_body_mb, self.job_max_mb):
+            raise ValueError(
+                f"ZSC_BODY_BUFFER_MB ({self.body_buffer_mb}) must be at least ZSC_MAX_BODY_MB ({self.max_body_mb}) and "
+                f"ZSC_JOB_MAX_MB ({self.job_max_mb}): a body that size could never be received"
+            )
         if self.batches_in_flight > 4:
             raise ValueError("ZSC_BATCHES_IN_FLIGHT must be at most 4: more only queues work and memory")
 
@@ -375,15 +416,6 @@ class Settings:
             return max(0, self.target_latency_ms)
         gpu = self.device == "cuda" or (self.device == "auto" and Path("/dev/nvidiactl").exists())
         return 250 if gpu else 500
-
-    def learned_limit(self, on_change: Callable[[int], None]) -> AdaptiveLimit | None:
-        """A worker's in-flight limit learned against ZSC_TARGET_LATENCY_MS, at most its share of
-        ZSC_MAX_CONCURRENCY (the edge's; each model's own when a replica serves several); None when none
-        is to be learned."""
-        target_ms, bound = self.target_latency_ms_for(), self.max_in_flight_per_worker()
-        if not (target_ms and bound):
-            return None
-        return AdaptiveLimit(target_ms / 1000, bound, sharers=self.workers, on_change=on_change)
 
     def max_in_flight_per_worker(self) -> int:
         """ZSC_MAX_CONCURRENCY divided among the workers, as BentoML divided its own (0 = unlimited)."""

@@ -124,18 +124,86 @@ class Overloaded(ServiceError):
     message = "the service is overloaded: this request would wait past ZSC_MAX_LATENCY_MS; retry later"
 
 
-class ModelOverloaded(ServiceError):
-    """A replica serving several models: this model holds as many calls as it answers within the target
-    latency (its own learned limit); the others may still have room."""
+class AtCapacity(ServiceError):
+    """The replica, or one model of a replica serving several, holds as many requests as it answers within
+    the target latency (its learned limit) or its hard bound (ZSC_MAX_CONCURRENCY): come back after
+    ``retry_after_s`` (``service.admission`` words the message)."""
 
     error_type = "overloaded"
 
-    def __init__(self, model: str, in_flight: int, goal_s: float, retry_after_s: int) -> None:
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        self.retry_after_s = retry_after_s
+        super().__init__(f"{message}; retry after the Retry-After seconds, or add replicas")
+
+
+class BodiesOverBudget(Overloaded):
+    """A worker already holds ZSC_BODY_BUFFER_MB of request bodies still being received."""
+
+    def __init__(self, budget_mb: int, retry_after_s: int) -> None:
+        self.retry_after_s = retry_after_s
+        ServiceError.__init__(
+            self,
+            f"this replica is receiving {budget_mb} MB of request bodies at once (ZSC_BODY_BUFFER_MB): retry after "
+            "the Retry-After seconds, or send smaller bodies",
+        )
+
+
+# -- the HTTP edge's refusals (before a request reaches an endpoint) ----------------------------------
+class Unauthorized(ServiceError):
+    """No bearer key where keys are configured, or one that is not valid (``invalid``: RFC 6750's
+    ``invalid_token``)."""
+
+    error_type = "unauthorized"
+
+    def __init__(self, message: str, invalid: bool = False) -> None:
+        self.invalid = invalid
+        super().__init__(message)
+
+
+class Forbidden(ServiceError):
+    """A valid key that may not call this route (a data key on the admin API), or the admin API is off."""
+
+    error_type = "forbidden"
+
+
+class NoRoute(ServiceError):
+    """A path the API does not have."""
+
+    error_type = "not_found"
+
+    def __init__(self, method: str, path: str) -> None:
+        super().__init__(f"no such endpoint: {method} {path!r}; the API is described at /openapi.json")
+
+
+class UnsupportedMediaType(ServiceError):
+    """A body in a media type the route does not read."""
+
+    error_type = "unsupported_media_type"
+
+
+class RateLimited(ServiceError):
+    """A key over its rate (ZSC_RATE_LIMIT_RPS)."""
+
+    error_type = "rate_limited"
+
+    def __init__(self, rate: float, retry_after_s: int) -> None:
         self.retry_after_s = retry_after_s
         super().__init__(
-            f"model {model!r} holds {in_flight} requests, as many as it answers within {goal_s * 1000:.0f} ms "
-            "(ZSC_TARGET_LATENCY_MS); retry after the Retry-After seconds, or add replicas"
+            f"rate limit: this key may send {rate:g} requests/s (ZSC_RATE_LIMIT_RPS); retry after {retry_after_s} s"
         )
+
+
+class RequestTimeout(ServiceError):
+    """A client that did not send its request's head or body in time (ZSC_HEAD_TIMEOUT_S, ZSC_BODY_TIMEOUT_S);
+    the connection is closed after this answer."""
+
+    error_type = "request_timeout"
+
+
+class HeadTooLarge(ServiceError):
+    """A request line and headers over the bound, refused before they are read to the end."""
+
+    error_type = "request_header_fields_too_large"
 
 
 class BackendFailure(ServiceError):

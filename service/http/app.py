@@ -15,6 +15,7 @@ from pathlib import Path
 
 import bentoml
 
+from service.admission.gate import Admission
 from service.api.classify import (
     ClassifyBatchRequest,
     ClassifyBatchResponse,
@@ -25,8 +26,9 @@ from service.api.classify import (
     HfZeroShotRequest,
 )
 from service.config import settings
+from service.http import connections
+from service.http.edge import Edge
 from service.http.errors import error_boundary
-from service.http.middleware import EdgeMiddleware, ServedCount
 from service.http.openapi import merged
 from service.http.routes import LateApp, make_app
 from service.http.timeout import install as install_timeout
@@ -36,13 +38,15 @@ from service.obs.tracing import bentoml_tracing_config, use_bentoml_provider
 log = logging.getLogger("zsc.http")
 S = settings()
 install_timeout()  # BentoML's per-request timeout, with its timer cancelled once the answer starts
+connections.install(S)  # uvicorn's connections with head, body and send timeouts and a bound on the pending
 # The GPU deployment (ZSC_DEVICE=cuda) declares its GPU so BentoML assigns one per worker.
 _resources = {"gpu": 1} if S.device == "cuda" else None
 _tracing = bentoml_tracing_config(float(S.trace_sample_rate))
 if S.log_format == "json":
     logs.configure("json")  # the serving CLI's own lines too; the worker's handlers again in __init__
 ROUTES = LateApp()  # label sets, jobs, the documents, the pages: bound once this worker's components exist
-SERVING = ServedCount()  # how many models: the edge's learned limit gives way to the models' own beyond one
+# who gets in, one per worker process: made before the framework builds the edge, given to it and to build()
+ADMISSION = Admission.from_settings(S)
 
 
 SERVED = S.served_models()  # ZSC_MODELS, else ZSC_MODEL: the default first
@@ -62,13 +66,12 @@ class ZeroShotClassifier:
         log.info("settings: %s", S.redacted())
         stored = [getattr(self, f"model_{i}") for i in range(len(SERVED))]
         models = [StoredModel(str(m.tag), Path(m.path), dict(m.info.metadata)) for m in stored]
-        self.components = build(S, models, cork_queue)
+        self.components = build(S, models, cork_queue, ADMISSION)
         self.models = self.components.models
         self._changes = asyncio.Lock()  # one model change at a time: the admin API, the models file
         document = lambda: merged(ZeroShotClassifier.openapi_spec.asdict())  # noqa: E731
         admin_routes = admin.routes(self.components, admin.store_lookup, self._changes)
         ROUTES.bind(make_app(self.components, openapi=document, extra=admin_routes))
-        SERVING.bind(lambda: len(self.models.served))
         # Everything loaded so far lives as long as the process: move it out of the garbage collector's
         # sight, so the collections that request handling triggers do not scan the model's objects.
         gc.collect()
@@ -137,8 +140,8 @@ ZeroShotClassifier = bentoml.service(
     name="zero_shot_classifier",
     workers=S.workers,
     **({"resources": _resources} if _resources else {}),
-    traffic={"timeout": S.timeout_s},  # ZSC_MAX_CONCURRENCY: middleware.py, so its 429 says when to retry
-    # our access line (middleware.py) carries the request id, cache status and pairs: BentoML's would repeat it
+    traffic={"timeout": S.timeout_s},  # ZSC_MAX_CONCURRENCY: service.admission, so its 429 says when to retry
+    # our access line (http/edge) carries the request id, cache status and pairs: BentoML's would repeat it
     logging={"access": {"enabled": False}},
     # without a collector, BentoML's tracing middleware would still record a span per request (its request
     # ids come from them), a third of what a 429 costs under overload: it is told to skip every path
@@ -147,5 +150,5 @@ ZeroShotClassifier = bentoml.service(
 
 # Routes that are not one JSON body in and out (label sets, jobs, the web page), beside the APIs above
 ZeroShotClassifier.mount_asgi_app(ROUTES, path="/", name="zsc_routes")
-# Request ids, API keys, rate limits, the body bound, Retry-After and the access line, for every route
-ZeroShotClassifier.add_asgi_middleware(EdgeMiddleware, settings=S, models=SERVING)
+# Request ids, API keys, rate limits, the body read and bound, admission and the access line, for every route
+ZeroShotClassifier.add_asgi_middleware(Edge, settings=S, admission=ADMISSION)

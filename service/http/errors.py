@@ -5,17 +5,20 @@ the cache, the pipeline, the scoring) is answered with a generic 500 and logged 
 caller learns nothing it could misread as a model failure.
 
 Request bodies that break the document are BentoML's to refuse (400 with ``detail``), in our words
-(``validation_body``, applied by the middleware); timeouts (504) are BentoML's too; the edge's answers
-(401, 413, 415, 429: keys, body bound, media type, in-flight and rate limits) are the middleware's, in the
-same body shape.
+(``validation_body``, applied by the edge); timeouts (504) are BentoML's too. The edge's refusals (401,
+403, 404, 408, 413, 415, 429, 431, 503: keys, routes, slow clients, the body bound, media type, rate and
+in-flight limits) are errors of the same table, sent by ``send_error`` (ASGI) or written by
+``raw_answer`` (the connection guard, below ASGI).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import re
 from collections.abc import Awaitable, Callable
+from http import HTTPStatus
 from typing import Any
 
 from pydantic import ValidationError
@@ -23,7 +26,11 @@ from starlette.responses import JSONResponse
 
 from service.api.validation import public_errors, summary
 from service.errors import (
+    AtCapacity,
     BackendFailure,
+    BodiesOverBudget,
+    Forbidden,
+    HeadTooLarge,
     InternalError,
     InvalidRequest,
     JobNotFound,
@@ -32,13 +39,17 @@ from service.errors import (
     LastModel,
     ManyWorkers,
     ModelNotFound,
-    ModelOverloaded,
     ModelTooLarge,
+    NoRoute,
     NotInStore,
     Overloaded,
     PayloadTooLarge,
+    RateLimited,
+    RequestTimeout,
     ServiceError,
+    Unauthorized,
     UnprocessableRequest,
+    UnsupportedMediaType,
 )
 
 log = logging.getLogger("zsc.http.errors")
@@ -56,8 +67,16 @@ STATUS: list[tuple[type[ServiceError], int]] = [
     (JobNotFound, 404),
     (PayloadTooLarge, 413),
     (JobStoreUnavailable, 503),
-    (ModelOverloaded, 429),
+    (AtCapacity, 429),
+    (RateLimited, 429),
+    (BodiesOverBudget, 503),
     (Overloaded, 503),
+    (Unauthorized, 401),
+    (Forbidden, 403),
+    (NoRoute, 404),
+    (RequestTimeout, 408),
+    (UnsupportedMediaType, 415),
+    (HeadTooLarge, 431),
     (BackendFailure, 500),
     (InternalError, 500),
 ]
@@ -67,13 +86,46 @@ def status_of(error: ServiceError) -> int:
     return next((status for kind, status in STATUS if isinstance(error, kind)), 500)
 
 
+REALM = 'Bearer realm="zero-shot-classifier"'
+
+
+def headers_of(error: ServiceError) -> dict[str, str]:
+    """The headers an error's answer carries besides its body: when to retry, how to authenticate."""
+    out = {}
+    if error.retry_after_s is not None:
+        out["Retry-After"] = str(error.retry_after_s)
+    if isinstance(error, Unauthorized):  # the challenge RFC 6750 asks for
+        out["WWW-Authenticate"] = f'{REALM}, error="invalid_token"' if error.invalid else REALM
+    return out
+
+
 def error_response(error: ServiceError, ctx: Any = None) -> JSONResponse:
     status = status_of(error)
     if ctx is not None:
         ctx.response.status_code = status  # BentoML copies the context's status over the response's
-    retry = error.retry_after_s
-    headers = {"Retry-After": str(retry)} if retry is not None else None
-    return JSONResponse(error.body(), status_code=status, headers=headers)
+    return JSONResponse(error.body(), status_code=status, headers=headers_of(error) or None)
+
+
+async def send_error(send: Callable[[dict], Awaitable[None]], error: ServiceError, close: bool = False) -> None:
+    """The error's answer as ASGI messages (the edge's refusals); ``close``: the connection ends after it."""
+    body = json.dumps(error.body()).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers += [(k.lower().encode(), v.encode("latin-1")) for k, v in headers_of(error).items()]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status_of(error), "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def raw_answer(error: ServiceError) -> bytes:
+    """The error's whole HTTP/1.1 answer as bytes, the connection closed after it: for the connection guard,
+    which answers before (or instead of) the ASGI app."""
+    status = status_of(error)
+    body = json.dumps(error.body()).encode()
+    lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}", "content-type: application/json"]
+    lines += [f"content-length: {len(body)}", "connection: close"]
+    lines += [f"{k.lower()}: {v}" for k, v in headers_of(error).items()]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 
 def error_boundary(endpoint: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:

@@ -27,7 +27,7 @@ from starlette.routing import Route
 
 from service.api.classify import ClassifyRequest
 from service.config import Settings
-from service.errors import InvalidRequest, JobStoreUnavailable, PayloadTooLarge
+from service.errors import InvalidRequest, JobStoreUnavailable
 from service.http.errors import error_boundary
 from service.jobs import intake
 from service.jobs.items import to_store
@@ -150,21 +150,8 @@ def _view(job, manager: JobManager) -> dict[str, Any]:
     }
 
 
-async def _body(request: Request, limit: int) -> bytes:
-    declared = request.headers.get("content-length")
-    too_large = f"the job is over {limit // 2**20} MB (ZSC_JOB_MAX_MB): split it"
-    if declared and declared.isdigit() and int(declared) > limit:
-        raise PayloadTooLarge(too_large)
-    body = bytearray()
-    async for part in request.stream():
-        body += part
-        if len(body) > limit:
-            raise PayloadTooLarge(too_large)
-    return bytes(body)
-
-
 async def _items(request: Request, s: Settings) -> list[ClassifyRequest]:
-    body = await _body(request, s.job_max_mb * 2**20)
+    body = await request.body()  # read whole and bounded (ZSC_JOB_MAX_MB) by the edge already
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype == "multipart/form-data":
         request._body = body  # Starlette parses the form from the body already read (and bounded) above

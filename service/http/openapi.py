@@ -20,7 +20,7 @@ from pydantic.json_schema import models_json_schema
 
 from service.api.documents import ErrorBody, LabelSets, ServedModels
 from service.api.jobs import JobResultsPage, JobStatus, JobSubmission
-from service.http.middleware import JSON_APIS
+from service.http.edge.paths import JSON_APIS
 
 REF = "#/components/schemas/{model}"
 UNPROCESSABLE = (
@@ -281,7 +281,7 @@ _EDGE = {
 
 
 def _edge_responses(paths_: dict[str, Any]) -> None:
-    """What the HTTP edge (middleware.py) may answer on any data endpoint, in every operation."""
+    """What the HTTP edge (http/edge) may answer on any data endpoint, in every operation."""
     for path, operations in paths_.items():
         if path in ("/", "/livez", "/healthz", "/readyz", "/metrics") or path.startswith("/docs"):
             continue

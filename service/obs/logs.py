@@ -12,9 +12,12 @@ its ERROR record and traceback.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
+from collections import Counter
+from collections.abc import Callable
 
 from opentelemetry import trace
 from pydantic import ValidationError
@@ -25,6 +28,56 @@ from service.obs import request_context
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
 # BentoML's TraceRecordFilter decorations: its text format needs them, a JSON line does not
 _BENTOML_DECORATIONS = {"levelname_bracketed", "component", "trace_msg", "request_id", "service_name"}
+
+
+class EverySecond:
+    """Counts of a frequent event (refusals of the in-flight limit, slow connections closed), written as at
+    most one line every ``every_s``: the first at once (``count`` returns what it stands for: the caller
+    writes it with the details it has), the ones after it held back and written by ``on_line`` when the
+    second is up. At ten times a replica's capacity a line per refusal was a third of what refusing costs
+    (and a thousand lines a second that say the same)."""
+
+    def __init__(
+        self,
+        on_line: Callable[[dict[str, int]], None] = lambda counts: None,
+        every_s: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.on_line = on_line
+        self.every_s = every_s
+        self._clock = clock
+        self._counts: Counter[str] = Counter()
+        self._next_at = float("-inf")
+        self._flush_due = False
+
+    def count(self, key: str = "") -> dict[str, int]:
+        """One more event: the counts the line to write now stands for (empty: none now)."""
+        self._counts[key] += 1
+        now = self._clock()
+        if now >= self._next_at:
+            return self.take()
+        if not self._flush_due:  # the ones held back get their line when the second is up
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return {}  # no loop (a unit test): they go into the next line
+            self._flush_due = True
+            loop.call_later(self._next_at - now, self._flush)
+        return {}
+
+    def take(self) -> dict[str, int]:
+        """The counts held back (a line for them is written now); empty if none."""
+        counts = dict(self._counts)
+        self._counts.clear()
+        if counts:
+            self._next_at = self._clock() + self.every_s
+        return counts
+
+    def _flush(self) -> None:
+        self._flush_due = False
+        counts = self.take()
+        if counts:
+            self.on_line(counts)
 
 
 class RequestIdFilter(logging.Filter):

@@ -19,6 +19,7 @@ class RequestInfo:
     request_id: str
     pairs: int | None = None  # (text window, phrasing) pairs the request asked for, cached or not
     models: list[str] | None = None  # the models that answered it
+    shed: bool = False  # refused by the in-flight limit (its access line is the once-a-second one)
 
 
 _current: ContextVar[RequestInfo | None] = ContextVar("zsc_request", default=None)

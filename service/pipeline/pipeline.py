@@ -41,6 +41,13 @@ class Answers:
     warnings: list[str]  # the codes of the answers' warnings, sorted
 
 
+def merged_cache(statuses) -> str:
+    """One call's cache status from its parts' (requests, or a call's models): hit or miss when all agree,
+    partial otherwise, miss for none."""
+    seen = set(statuses)
+    return seen.pop() if len(seen) == 1 else "partial" if seen else "miss"
+
+
 @dataclass(frozen=True)
 class Limits:
     max_windows: int  # ZSC_MAX_WINDOWS
@@ -123,8 +130,7 @@ class Pipeline:
             statuses.add(s.cache)
             results.append(answer(p, s.scores, self.model_tag, self.spec.revision))
         warnings = sorted({w.code for p in ready for w in p.warnings})
-        cache = statuses.pop() if len(statuses) == 1 else "partial" if statuses else "miss"
-        return Answers(results, cache, warnings)
+        return Answers(results, merged_cache(statuses), warnings)
 
     def _prepare_call(self, resolved: Sequence[Resolved]) -> list[PreparedRequest]:
         limits = self.limits

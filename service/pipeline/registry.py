@@ -8,29 +8,29 @@ tuned on when this replica serves it, anything else to the default (the first li
 a call by model, runs each part through its model's ``Pipeline.classify`` (at the same time: the parts
 queue in different batchers) and answers in the call's order.
 
-With several models, each has its own learned in-flight limit (``ServedModel.limit``, against the same
-``ZSC_TARGET_LATENCY_MS``): an interactive call takes a slot of each model it uses, or is refused
-(``ModelOverloaded``, 429) naming the model that is full, so a flood on one model sheds only its own
-requests while another's still pass. With one model the replica-wide limit at the HTTP edge does the same
-before the body is even read (cheaper), and the model's own is not consulted. Jobs take no slot: they yield.
+Each model has its own learned in-flight limit (``service.admission``): an interactive call holds a slot of
+each model it uses, or is refused (``AtCapacity``, 429) naming the model that is full, so a flood on one
+model sheds only its own requests while another's still pass. The registry tells admission which models it
+serves (``serve``) and asks for the slots of a call's models (``models``); with one model the edge took its
+slot already. Jobs take no slot: they yield.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from service.admission.gate import Admission
 from service.api.classify import ClassifyRequest, ClassifyResponse
-from service.core.adaptive_limit import AdaptiveLimit, Slot
 from service.core.languages import mismatch
 from service.core.model_spec import ModelSpec
-from service.errors import LastModel, ModelNotFound, ModelOverloaded, ServiceError
+from service.errors import LastModel, ModelNotFound, ServiceError
 from service.obs import request_context
 from service.pipeline.label_sets import LabelSet, Resolved
-from service.pipeline.pipeline import Answers, Pipeline
+from service.pipeline.pipeline import Answers, Pipeline, merged_cache
 
 AUTO = "auto"  # a request's `model`: chosen per text by the script it is written in (no model may be named so)
 
@@ -43,7 +43,6 @@ class ServedModel:
     pipeline: Pipeline
     memory_mb: float  # resident memory its loading added to the process
     components: Any = None  # what build() made for it (engine, batcher, scorer)
-    limit: AdaptiveLimit | None = None  # its own in-flight limit, used while the replica serves several models
 
     def summary(self, default: bool) -> dict[str, Any]:
         return {
@@ -62,13 +61,19 @@ class ServedModel:
 
 
 class ModelRegistry:
-    def __init__(self, served: Sequence[ServedModel], label_sets: dict[str, LabelSet]) -> None:
+    def __init__(self, served: Sequence[ServedModel], label_sets: dict[str, LabelSet], admission: Admission) -> None:
         if not served:
             raise ValueError("a replica serves at least one model")
         if any(m.name == AUTO for m in served):
             raise ValueError(f"a model may not be named {AUTO!r}: requests use it to let the replica choose")
-        self.served = list(served)
         self.label_sets = label_sets
+        self.admission = admission
+        self._set(list(served))
+
+    def _set(self, served: list[ServedModel]) -> None:
+        """Swap the list whole (calls under way keep the one they took) and tell admission."""
+        self.served = served
+        self.admission.serve([m.name for m in served])
 
     @property
     def default(self) -> ServedModel:
@@ -131,41 +136,18 @@ class ModelRegistry:
                 continue
             parts.setdefault(model.name, []).append(i)
         request_context.note_models(list(parts))
-        slots = self._admit([by_name[name] for name in parts]) if not job and len(by_name) > 1 else []
-        started = time.perf_counter()
-        try:
+        held = self.admission.models(list(parts)) if not job else contextlib.nullcontext()
+        with held:
             calls = (by_name[name].pipeline.classify([requests[i] for i in at], job=job) for name, at in parts.items())
             answered = await asyncio.gather(*calls)
-        finally:
-            for limit, slot in slots:
-                limit.release(slot, time.perf_counter() - started)
         results: list[ClassifyResponse | ServiceError | None] = [None] * len(requests)
         for index, answers in zip(parts.values(), answered):
             for i, result in zip(index, answers.results):
                 results[i] = result
         for i, exc in failed.items():
             results[i] = exc
-        statuses = {a.cache for a in answered}
-        cache = statuses.pop() if len(statuses) == 1 else "partial" if statuses else "miss"
         warnings = sorted({w for a in answered for w in a.warnings})
-        return Answers([r for r in results if r is not None], cache, warnings)
-
-    @staticmethod
-    def _admit(models: Sequence[ServedModel]) -> list[tuple[AdaptiveLimit, Slot]]:
-        """A slot of each model's limit, or ``ModelOverloaded`` for the first that is full (the slots
-        already taken are given back unmeasured)."""
-        slots: list[tuple[AdaptiveLimit, Slot]] = []
-        for model in models:
-            limit = model.limit
-            if limit is None:
-                continue
-            slot = limit.try_acquire()
-            if slot is None:
-                for taken, held in slots:
-                    taken.abandon(held)
-                raise ModelOverloaded(model.name, limit.in_flight, limit.goal_s(), limit.retry_after_s())
-            slots.append((limit, slot))
-        return slots
+        return Answers([r for r in results if r is not None], merged_cache(a.cache for a in answered), warnings)
 
     def add(self, model: ServedModel) -> ServedModel | None:
         """Serve ``model`` from now on; one of the same name (another revision) is replaced in its place and
@@ -174,7 +156,7 @@ class ModelRegistry:
         if model.name == AUTO:
             raise ValueError(f"a model may not be named {AUTO!r}")
         old = next((m for m in self.served if m.name == model.name), None)
-        self.served = [model if m is old else m for m in self.served] if old else [*self.served, model]
+        self._set([model if m is old else m for m in self.served] if old else [*self.served, model])
         return old
 
     def remove(self, wanted: str) -> ServedModel:
@@ -182,13 +164,13 @@ class ModelRegistry:
         model = self.find(wanted)
         if len(self.served) == 1:
             raise LastModel(model.name)
-        self.served = [m for m in self.served if m is not model]
+        self._set([m for m in self.served if m is not model])
         return model
 
     def order(self, names: Sequence[str]) -> None:
         """Put these models first, in this order (the first becomes the default); the others keep theirs."""
         rank = {name: i for i, name in enumerate(names)}
-        self.served = sorted(self.served, key=lambda m: rank.get(m.name, len(rank)))
+        self._set(sorted(self.served, key=lambda m: rank.get(m.name, len(rank))))
 
     def interactive_busy(self) -> bool:
         """Whether any model has interactive calls in flight (a job yields then: the cores are shared)."""

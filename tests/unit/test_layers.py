@@ -22,6 +22,7 @@ LAYERS = {
     "service.ui": 0,
     "service.api": 1,
     "service.backends": 1,
+    "service.admission": 2,
     "service.engine": 2,
     "service.pipeline": 3,
     "service.jobs": 4,

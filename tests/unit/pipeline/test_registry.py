@@ -11,10 +11,10 @@ from dataclasses import replace
 import pytest
 from prometheus_client import REGISTRY
 
+from service.admission.limit import AdaptiveLimit
 from service.api.classify import ClassifyRequest
 from service.build import build
-from service.core.adaptive_limit import AdaptiveLimit
-from service.errors import ModelNotFound, ModelOverloaded
+from service.errors import AtCapacity, ModelNotFound
 from service.http.batching import cork_queue
 from service.http.errors import error_response, status_of
 from tests.unit.conftest import MINILM
@@ -114,19 +114,20 @@ def test_with_several_models_a_full_model_sheds_only_its_own_calls(two):
     gives back the slot it took of the other, a job's items are not limited, and the held slot given back
     lets the first model answer again."""
     models = two.models
-    first, second = models.find("first-model"), models.find("second-model")
-    first.limit = AdaptiveLimit(target_s=0.5, max_limit=1)
-    assert second.limit is not None and second.limit.target_s == 0.5  # built with the replica's target
-    held = first.limit.try_acquire()
+    limits = models.admission.limits
+    limits["first-model"] = first = AdaptiveLimit(target_s=0.5, max_limit=1)
+    second = limits["second-model"]
+    assert second.target_s == 0.5  # built with the replica's target
+    held = first.try_acquire()
 
     async def scenario():
-        with pytest.raises(ModelOverloaded) as refused:
+        with pytest.raises(AtCapacity) as refused:
             await models.classify([req()])
         other = await models.classify([req(model="second-model")])
-        with pytest.raises(ModelOverloaded):
+        with pytest.raises(AtCapacity):
             await models.classify([req(model="second-model"), req()])
         job = await models.classify([req(), req(model="second-model")], job=True)
-        first.limit.abandon(held)
+        first.abandon(held)
         again = await models.classify([req()])
         return refused.value, other, job, again
 
@@ -135,17 +136,30 @@ def test_with_several_models_a_full_model_sheds_only_its_own_calls(two):
     assert str(refused).startswith("model 'first-model' holds 1 requests, as many as it answers within 500 ms")
     response = error_response(refused)
     assert response.status_code == 429 and response.headers["retry-after"] == str(refused.retry_after_s)
-    assert other.results[0].model == "second-model:v2" and second.limit.in_flight == 0
+    assert other.results[0].model == "second-model:v2" and second.in_flight == 0
     assert [a.model for a in job.results] == ["first-model:v1", "second-model:v2"]
-    assert again.results[0].model == "first-model:v1" and first.limit.in_flight == 0
+    assert again.results[0].model == "first-model:v1" and first.in_flight == 0
 
 
-def test_with_one_model_its_own_limit_is_left_to_the_edge(two):
-    """One model served: the replica-wide limit at the HTTP edge decides, before the body is read."""
+def test_with_one_model_the_slot_the_edge_took_is_not_taken_again(two):
+    """One model served: the edge takes its slot before the body is parsed (``enter``); the registry's call
+    holds no second one, and the slot is given back when the edge is done (``leave``). A model removed is
+    a limit dropped; the replica-wide gauge follows the one model's limit."""
     models = two.models
+    admission = models.admission
     models.remove("second-model")
-    first = models.default
-    first.limit = AdaptiveLimit(target_s=0.5, max_limit=1)
-    first.limit.try_acquire()
-    answers = asyncio.run(models.classify([req()]))
-    assert answers.results[0].model == "first-model:v1" and first.limit.in_flight == 1
+    assert set(admission.limits) == {"first-model"}
+    limit = admission.limits["first-model"]
+
+    async def scenario():
+        ticket = admission.enter()
+        answers = await models.classify([req()])
+        during = limit.in_flight
+        admission.leave(ticket)
+        admission.leave(ticket)  # once per ticket
+        return answers, during
+
+    answers, during = asyncio.run(scenario())
+    assert answers.results[0].model == "first-model:v1" and during == 1 and limit.in_flight == 0
+    assert admission.edge_limit() == limit.current
+    assert REGISTRY.get_sample_value("zsc_in_flight_limit", {"model": "*"}) is not None

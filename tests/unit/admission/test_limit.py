@@ -11,7 +11,7 @@ from collections import deque
 
 import pytest
 
-from service.core.adaptive_limit import AdaptiveLimit
+from service.admission.limit import AdaptiveLimit
 
 
 class Clock:
