@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from service.admission.gate import Admission
+from service.api.limits import RequestLimits
 from service.backends import load_backend
 from service.backends.files import memory_needed_mb
 from service.config import Settings
@@ -42,7 +43,7 @@ from service.obs import metrics
 from service.obs.memory import memory_left_mb, release_memory, resident_mb
 from service.pipeline.cache import LocalTier, RedisTier
 from service.pipeline.label_sets import LabelSet, load_dir
-from service.pipeline.pipeline import Limits, Pipeline
+from service.pipeline.pipeline import Pipeline
 from service.pipeline.registry import ModelRegistry, ServedModel
 from service.pipeline.scorer import CachedScorer
 
@@ -162,7 +163,7 @@ def build(
     first); ``queue`` is the batching queue the framework provides (``service.http.batching.cork_queue``);
     ``admission``: the process's, which the HTTP edge holds too (made from the settings when not given)."""
     s = settings
-    label_sets = load_dir(s.label_sets) if s.label_sets else {}
+    label_sets = load_dir(s.label_sets, RequestLimits.from_settings(s)) if s.label_sets else {}
     redis = RedisTier(s.redis_url, s.cache_ttl_s, s.redis_timeout_ms / 1000) if s.redis_url else None
     log.info("cache: in-process tier%s", f" + Redis at {redis.url}" if redis else " only (no ZSC_REDIS_URL)")
     served = [_serve(s, model, queue, redis, label_sets) for model in models]
@@ -207,8 +208,7 @@ def _serve(
         prefix=s.cache_prefix,
         row_width=row_width,
     )
-    limits = Limits(s.max_windows, s.max_pairs_per_request, s.max_examples_per_request)
-    pipeline = Pipeline(model.tag, spec, engine.tokenizer, scorer, label_sets, limits)
+    pipeline = Pipeline(model.tag, spec, engine.tokenizer, scorer, label_sets, RequestLimits.from_settings(s))
     used = max(0.0, resident_mb() - before)  # the collector may give back more than a small model takes
     log.info("serving %s: %.0f MB resident", model.tag, used)
     return ServedModel(name, model.tag, spec, pipeline, used, ModelComponents(engine, batcher, scorer))

@@ -2,14 +2,15 @@
 
 Validation happens here, once, so every bad input gets the same 400 shape from BentoML:
 ``{"error": "N validation error(s) for ...", "detail": [{"loc": [...], "msg": "...", "type": "..."}]}``.
-Limits come from ``config.settings()``. What needs the model's tokenizer (a text's length in tokens, its
-windows) is checked after this, in ``service.pipeline.prepare``.
+Limits come from the validation context, else the ones in force (``api.limits``). What no schema can state
+(labels unique once trimmed; pairs and example texts per call) and what needs the model's tokenizer (a
+text's length in tokens, its windows) is checked after this, in ``service.pipeline.prepare``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -21,11 +22,13 @@ from pydantic import (
     StrictBool,
     StrictInt,
     StrictStr,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 
-from service.config import settings
+from service.api import limits
+from service.api.limits import in_force
 
 _LABEL_SPLIT = re.compile(r"[,，]")  # ASCII or full-width comma
 
@@ -57,8 +60,8 @@ Rules = Callable[[], dict[str, Any]]
 def schema_rules(string: Rules | None = None, array: Rules | None = None, item: Rules | None = None):
     """A ``json_schema_extra`` that writes validator rules into a field's schema: ``string`` on its string
     form, ``array`` on its list form and ``item`` on the list's string items, whichever the field's union
-    has (a field that may be null gets them on its other branches). Limits are read from the settings when
-    the document is made, so it states this replica's limits."""
+    has (a field that may be null gets them on its other branches). Limits are the ones in force when the
+    document is made, so it states this replica's limits."""
 
     def extra(schema: dict[str, Any]) -> None:
         _apply(schema, string and string(), array and array(), item and item())
@@ -78,47 +81,47 @@ def _apply(schema: dict[str, Any], string: dict | None, array: dict | None, item
 
 
 def text_rules() -> dict[str, Any]:
-    return {"pattern": NOT_BLANK, "maxLength": settings().max_text_chars}
+    return {"pattern": NOT_BLANK, "maxLength": in_force().max_text_chars}
 
 
 def label_rules() -> dict[str, Any]:
-    return {"pattern": NOT_BLANK, "maxLength": settings().max_label_chars}
+    return {"pattern": NOT_BLANK, "maxLength": in_force().max_label_chars}
 
 
 def labels_rules() -> dict[str, Any]:
-    return {"minItems": 1, "maxItems": settings().max_labels, "uniqueItems": True}
+    return {"minItems": 1, "maxItems": in_force().max_labels, "uniqueItems": True}
 
 
 def label_list_string_rules() -> dict[str, Any]:
-    s = settings()
+    s = in_force()
     return {"pattern": _label_string(s.max_labels, s.max_label_chars)}
 
 
 def phrasing_rules() -> dict[str, Any]:
-    return {"pattern": NOT_BLANK, "maxLength": settings().max_description_chars}
+    return {"pattern": NOT_BLANK, "maxLength": in_force().max_description_chars}
 
 
 def phrasings_rules() -> dict[str, Any]:
-    return {"minItems": 1, "maxItems": settings().max_phrasings}
+    return {"minItems": 1, "maxItems": in_force().max_phrasings}
 
 
 def example_rules() -> dict[str, Any]:
-    return {"pattern": NOT_BLANK, "maxLength": settings().max_example_chars}
+    return {"pattern": NOT_BLANK, "maxLength": in_force().max_example_chars}
 
 
 def examples_rules() -> dict[str, Any]:
-    return {"minItems": 1, "maxItems": settings().max_examples_per_label}
+    return {"minItems": 1, "maxItems": in_force().max_examples_per_label}
 
 
 def template_rules() -> dict[str, Any]:
     # the length goes into the pattern (a lookahead), not maxLength: schemathesis folds maxLength into the
     # pattern's quantifiers and writes the braces back in a form ECMA regexes refuse
-    most = settings().max_template_chars
+    most = in_force().max_template_chars
     return {"pattern": rf"^(?=[\s\S]{{0,{most}}}$)" + TEMPLATE[1:]}
 
 
 def batch_rules() -> dict[str, Any]:
-    return {"minItems": 1, "maxItems": settings().max_batch_items}
+    return {"minItems": 1, "maxItems": in_force().max_batch_items}
 
 
 LABELS_SCHEMA = schema_rules(string=label_list_string_rules, array=labels_rules, item=label_rules)
@@ -154,6 +157,16 @@ class Label:
         if self.hypotheses:
             return self.hypotheses
         return tuple(template.format(d) for d in (self.descriptions or (self.name,)))
+
+    @property
+    def phrasings(self) -> int:
+        """(text, phrasing) pairs it adds per text window: its descriptions or hypotheses, else its name."""
+        return max(1, len(self.descriptions) + len(self.hypotheses))
+
+
+def pairs_of(labels: Sequence[Label]) -> int:
+    """Model sequences a text (one window) needs for these labels: a pair per phrasing, and each example."""
+    return sum(label.phrasings + len(label.examples) for label in labels)
 
 
 class LabelObject(BaseModel):
@@ -192,10 +205,10 @@ class LabelObject(BaseModel):
 
     @field_validator("description", "hypothesis")
     @classmethod
-    def _phrasings(cls, value: str | list[str] | None, info) -> list[str] | None:
+    def _phrasings(cls, value: str | list[str] | None, info: ValidationInfo) -> list[str] | None:
         if value is None:
             return None
-        s = settings()
+        s = limits.of(info)
         items = [value] if isinstance(value, str) else value
         if not items:
             raise ValueError(f"{info.field_name} is an empty list: give at least one phrasing, or leave it out")
@@ -216,10 +229,10 @@ class LabelObject(BaseModel):
 
     @field_validator("examples")
     @classmethod
-    def _examples(cls, value: list[str] | None) -> list[str] | None:
+    def _examples(cls, value: list[str] | None, info: ValidationInfo) -> list[str] | None:
         if value is None:
             return None
-        s = settings()
+        s = limits.of(info)
         if not value:
             raise ValueError("examples is an empty list: give at least one example text, or leave it out")
         if len(value) > s.max_examples_per_label:
@@ -333,20 +346,22 @@ class ClassifyRequest(BaseModel):
 
     @field_validator("text")
     @classmethod
-    def _text(cls, text: str) -> str:
+    def _text(cls, text: str, info: ValidationInfo) -> str:
         if not text.strip():
             raise ValueError("text is empty: send the text to classify")
-        limit = settings().max_text_chars
+        limit = limits.of(info).max_text_chars
         if len(text) > limit:
             raise ValueError(f"text has {len(text)} characters; the limit is {limit} (ZSC_MAX_TEXT_CHARS)")
         return text
 
     @field_validator("labels")
     @classmethod
-    def _labels(cls, labels: str | list[str | LabelObject] | None) -> list[str | LabelObject] | None:
+    def _labels(
+        cls, labels: str | list[str | LabelObject] | None, info: ValidationInfo
+    ) -> list[str | LabelObject] | None:
         if labels is None:
             return None
-        s = settings()
+        s = limits.of(info)
         items: list[str | LabelObject] = _LABEL_SPLIT.split(labels) if isinstance(labels, str) else list(labels)
         if not items or (len(items) == 1 and isinstance(items[0], str) and not items[0].strip()):
             raise ValueError("no labels: send at least one candidate label")
@@ -367,10 +382,10 @@ class ClassifyRequest(BaseModel):
 
     @field_validator("hypothesis_template")
     @classmethod
-    def _template(cls, template: str | None) -> str | None:
+    def _template(cls, template: str | None, info: ValidationInfo) -> str | None:
         if template is None:
             return None
-        limit = settings().max_template_chars
+        limit = limits.of(info).max_template_chars
         if len(template) > limit:
             raise ValueError(f"hypothesis_template is longer than {limit} characters")
         if "{}" not in template:
@@ -391,21 +406,13 @@ class ClassifyRequest(BaseModel):
         return self
 
     def rule_broken(self) -> str | None:
-        """What this request breaks of the rules a JSON schema cannot state (422, not 400: the document
-        calls the request valid): label names unique once trimmed, and its pairs within the limit."""
+        """The rule a JSON schema cannot state (422, not 400: the document calls the request valid): label
+        names unique once trimmed. A label set's are checked when it is loaded."""
         seen: set[str] = set()
-        for name in self.names if self.labels is not None else ():  # a label set's are checked when loaded
+        for name in self.names if self.labels is not None else ():
             if name in seen:
                 return f"label {name!r} appears twice: labels must be unique"
             seen.add(name)
-        s = settings()
-        if self.example_count > s.max_examples_per_request:
-            return (
-                f"{self.example_count} example texts; the limit is {s.max_examples_per_request} "
-                "(ZSC_MAX_EXAMPLES_PER_REQUEST)"
-            )
-        if self.pairs > s.max_pairs_per_request:
-            return f"{self.pairs} pairs; the limit is {s.max_pairs_per_request} (ZSC_MAX_PAIRS_PER_REQUEST)"
         return None
 
     @property
@@ -415,19 +422,7 @@ class ClassifyRequest(BaseModel):
 
     @property
     def names(self) -> list[str]:
-        return [label.name for label in self.label_list]
-
-    @property
-    def pairs(self) -> int:
-        """(text, phrasing) pairs before the text is split into windows, each example text one more (0 until
-        a label set is resolved)."""
-        if self.labels is None:
-            return 0
-        return sum(max(1, len(x.descriptions) + len(x.hypotheses)) + len(x.examples) for x in self.label_list)
-
-    @property
-    def example_count(self) -> int:
-        return 0 if self.labels is None else sum(len(x.examples) for x in self.label_list)
+        return [x if isinstance(x, str) else x.name.strip() for x in self.labels or ()]
 
 
 class ClassifyBatchRequest(BaseModel):
@@ -452,8 +447,8 @@ class ClassifyBatchRequest(BaseModel):
 
     @field_validator("items")
     @classmethod
-    def _items(cls, items: list[ClassifyRequest]) -> list[ClassifyRequest]:
-        s = settings()
+    def _items(cls, items: list[ClassifyRequest], info: ValidationInfo) -> list[ClassifyRequest]:
+        s = limits.of(info)
         if not items:
             raise ValueError("items is empty: send at least one item")
         if len(items) > s.max_batch_items:
@@ -537,9 +532,9 @@ class HfZeroShotRequest(BaseModel):
 
     @field_validator("inputs")
     @classmethod
-    def _inputs(cls, inputs: str | list[str]) -> str | list[str]:
+    def _inputs(cls, inputs: str | list[str], info: ValidationInfo) -> str | list[str]:
         if isinstance(inputs, list):
-            limit = settings().max_batch_items
+            limit = limits.of(info).max_batch_items
             if not inputs:
                 raise ValueError("inputs is an empty list: send at least one text")
             if len(inputs) > limit:

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, create_model
 
 from service.api.classify import ClassifyRequest, ClassifyResponse, schema_rules, text_rules
-from service.config import settings
+from service.api.limits import in_force
 
 JobState = Literal["queued", "running", "done", "cancelled"]
 
@@ -33,7 +33,7 @@ def _shared_fields() -> dict:
 
 
 def _job_items() -> dict[str, Any]:  # empty is allowed: `items: []` beside texts is no items
-    return {"maxItems": settings().job_max_items}
+    return {"maxItems": in_force().job_max_items}
 
 
 JobItem = create_model(

@@ -16,6 +16,7 @@ from pathlib import Path
 import bentoml
 
 from service.admission.gate import Admission
+from service.api import limits
 from service.api.classify import (
     ClassifyBatchRequest,
     ClassifyBatchResponse,
@@ -25,6 +26,7 @@ from service.api.classify import (
     HfZeroShotOutput,
     HfZeroShotRequest,
 )
+from service.api.limits import RequestLimits
 from service.config import settings
 from service.http import connections
 from service.http.edge import Edge
@@ -37,6 +39,7 @@ from service.obs.tracing import bentoml_tracing_config, use_bentoml_provider
 
 log = logging.getLogger("zsc.http")
 S = settings()
+limits.use(RequestLimits.from_settings(S))  # for the bodies BentoML validates, and the document it writes
 install_timeout()  # BentoML's per-request timeout, with its timer cancelled once the answer starts
 connections.install(S)  # uvicorn's connections with head, body and send timeouts and a bound on the pending
 # The GPU deployment (ZSC_DEVICE=cuda) declares its GPU so BentoML assigns one per worker.

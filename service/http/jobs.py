@@ -52,7 +52,7 @@ def routes(manager: JobManager, models: ModelRegistry, settings: Settings) -> li
         requests = await _items(request, settings)
         # each item's model chosen and label set resolved here, once: an unknown model or set is a 404 before
         # anything is queued, and every replica runs the item as this one resolved it (off the event loop)
-        items = await anyio.to_thread.run_sync(lambda: [to_store(models.resolve(r)) for r in requests])
+        items = await anyio.to_thread.run_sync(lambda: [to_store(r) for r in intake.resolved(requests, models.resolve)])
         job = await manager.submit(items)
         metrics.JOBS.labels("submitted").inc()
         return JSONResponse(_view(job, manager), status_code=202, headers={"Location": f"/jobs/{job.id}"})

@@ -10,8 +10,10 @@ Shapes (README "Jobs"):
   body (``application/x-ndjson``, ``text/csv``); the shared fields then come as form fields or query
   parameters (``labels=a,b`` or a JSON list, ``multi_label=true``, ``threshold=0.5``).
 
-Every item is validated with the ``/classify`` rules before anything is queued (the only time a job item
-is validated): a bad item rejects the submission with its line number, so a job never half-runs on a typo.
+Every item is validated with the ``/classify`` rules before anything is queued (``checked``: the document's
+rules; ``resolved``: its model chosen, its label set resolved and the rules no schema states, as a call of
+its own), the only time a job item is checked: a bad item rejects the submission with its number, so a job
+never half-runs on a typo. The worker runs the stored items without checking them again (``items.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -27,6 +29,7 @@ from pydantic import ValidationError
 from service.api.classify import ClassifyRequest
 from service.api.validation import first_problem
 from service.errors import InvalidRequest, UnprocessableRequest
+from service.pipeline.label_sets import Resolved
 
 # fields of a submission that are not /classify fields
 FILE_OPTIONS = ("text_column",)
@@ -126,7 +129,7 @@ def checked(raw: list[Any], shared: dict[str, Any], max_items: int, what: str) -
     if len(raw) > max_items:
         raise InvalidRequest(f"{len(raw)} items; the limit is {max_items} (ZSC_JOB_MAX_ITEMS): split the job")
     check_shared(shared)
-    items, problems, unprocessable = [], [], 0
+    items, problems = [], []
     for n, item in enumerate(raw, start=1):
         if isinstance(item, str):
             item = {"text": item}
@@ -135,20 +138,32 @@ def checked(raw: list[Any], shared: dict[str, Any], max_items: int, what: str) -
             continue
         merged = {**shared, **{k: v for k, v in item.items() if v is not None}}  # null: not given
         try:
-            request = ClassifyRequest.model_validate(merged)
+            items.append(ClassifyRequest.model_validate(merged))
         except ValidationError as exc:
             problems.append(f"{what} {n}: {first_problem(exc)}")
-        else:
-            if broken := request.rule_broken():
-                problems.append(f"{what} {n}: {broken}")
-                unprocessable += 1
-            else:
-                items.append(request)
         if len(problems) >= MAX_REPORTED:
             break
     if problems:
-        more = " (and maybe more)" if len(problems) >= MAX_REPORTED else ""
-        # 422 when every problem is one the document cannot state (see errors.UnprocessableRequest)
-        error = UnprocessableRequest if unprocessable == len(problems) else InvalidRequest
-        raise error("; ".join(problems) + more)
+        raise InvalidRequest(_listed(problems))
     return items
+
+
+def resolved(requests: list[ClassifyRequest], resolve: Callable[[ClassifyRequest], Resolved]) -> list[Resolved]:
+    """Each item's model chosen, label set resolved and rules checked (``resolve``: the model registry's);
+    422 naming the first items that break a rule no schema states. An unknown model or label set is the
+    whole submission's error (404), as for a call."""
+    items, problems = [], []
+    for n, request in enumerate(requests, start=1):
+        try:
+            items.append(resolve(request))
+        except UnprocessableRequest as exc:
+            problems.append(f"item {n}: {exc}")
+            if len(problems) >= MAX_REPORTED:
+                break
+    if problems:
+        raise UnprocessableRequest(_listed(problems))
+    return items
+
+
+def _listed(problems: list[str]) -> str:
+    return "; ".join(problems) + (" (and maybe more)" if len(problems) >= MAX_REPORTED else "")

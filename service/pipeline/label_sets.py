@@ -27,6 +27,7 @@ message naming the file (better than a set that silently answers differently).
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,16 @@ from pydantic import (
     field_validator,
 )
 
-from service.api.classify import AnswerWarning, ClassifyRequest, ExampleRule, LabelObject, Probability
+from service.api import limits
+from service.api.classify import (
+    AnswerWarning,
+    ClassifyRequest,
+    ExampleRule,
+    Label,
+    LabelObject,
+    Probability,
+    pairs_of,
+)
 from service.api.validation import first_problem
 from service.errors import LabelSetNotFound
 
@@ -72,12 +82,20 @@ class LabelSet(BaseModel):
     def _labels(cls, labels, info: ValidationInfo):
         # the request's own rules (non-empty, unique, lengths, phrasings, limits) where the set is served;
         # `zsc tune` writes sets for a service whose limits it does not know (context {"limits": False})
-        if (info.context or {}).get("limits", True):
-            request = ClassifyRequest.model_validate({"text": "x", "labels": labels})
-            if problem := request.rule_broken():
-                raise ValueError(problem)
-            return request.labels
-        return labels
+        if (info.context or {}).get("limits", True) is False:
+            return labels
+        most = limits.of(info)
+        request = ClassifyRequest.model_validate({"text": "x", "labels": labels}, context=limits.context(most))
+        if problem := request.rule_broken():
+            raise ValueError(problem)
+        words = request.label_list
+        if (examples := sum(len(x.examples) for x in words)) > most.max_examples_per_request:
+            raise ValueError(
+                f"{examples} example texts; the limit is {most.max_examples_per_request} (ZSC_MAX_EXAMPLES_PER_REQUEST)"
+            )
+        if (pairs := pairs_of(words)) > most.max_pairs_per_request:
+            raise ValueError(f"{pairs} pairs; the limit is {most.max_pairs_per_request} (ZSC_MAX_PAIRS_PER_REQUEST)")
+        return request.labels
 
     def defaults(self) -> dict[str, Any]:
         """The request fields this set gives (validated when it was loaded), as the request holds them."""
@@ -125,20 +143,28 @@ class Resolved:
     thresholds: dict[str, float]
     warnings: list[AnswerWarning]
 
+    @functools.cached_property
+    def labels(self) -> tuple[Label, ...]:
+        """The request's labels as the pipeline reads them, built once."""
+        return tuple(self.request.label_list)
 
-def resolve(request: ClassifyRequest, sets: dict[str, LabelSet], model: str, revision: str) -> Resolved:
+
+def resolve(
+    request: ClassifyRequest, sets: dict[str, LabelSet], model: str, revision: str, pin: str | None = None
+) -> Resolved:
     """A request naming a label set, with the set's labels, template, multi_label and threshold filled in
-    where the request does not give its own (LabelSetNotFound: 404). Nothing is validated again: the
-    request was, and so was the set when it was loaded; the one rule between them (labels from somewhere)
-    holds by construction."""
+    where the request does not give its own (LabelSetNotFound: 404); ``pin``: the model it runs on, written
+    into it (a job item, run later by any replica). Nothing is validated again: the request was, and so was
+    the set when it was loaded; the one rule between them (labels from somewhere) holds by construction."""
+    pinned = {"model": pin} if pin is not None else {}
     if request.label_set is None:
-        return Resolved(request, {}, [])
+        return Resolved(request.model_copy(update=pinned) if pinned else request, {}, [])
     found = sets.get(request.label_set)
     if found is None:
         raise LabelSetNotFound(request.label_set, list(sets))
     given = {k for k in request.model_fields_set if getattr(request, k) is not None}  # null: not given
     fill = {k: v for k, v in found.defaults().items() if k not in given}
-    merged = request.model_copy(update={**fill, "label_set": None})
+    merged = request.model_copy(update={**fill, "label_set": None, **pinned})
     thresholds = found.thresholds if merged.multi_label and "threshold" not in given else {}
     warnings = []
     if not found.matches(model, revision):
@@ -157,7 +183,7 @@ class LabelSetError(ValueError):
     pass
 
 
-def load_dir(directory: str | Path) -> dict[str, LabelSet]:
+def load_dir(directory: str | Path, most: limits.RequestLimits | None = None) -> dict[str, LabelSet]:
     """Every ``*.yaml`` / ``*.yml`` of the directory, by set name; an unreadable or invalid file, or two
     files with the same name, raise ``LabelSetError`` naming the file."""
     import yaml
@@ -169,7 +195,7 @@ def load_dir(directory: str | Path) -> dict[str, LabelSet]:
     for path in sorted(p for p in directory.iterdir() if p.suffix in SUFFIXES and p.is_file()):
         try:
             raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-            found = LabelSet.model_validate(raw)
+            found = LabelSet.model_validate(raw, context=limits.context(most))
         except ValidationError as exc:
             raise LabelSetError(f"label set file {path}: {first_problem(exc)}") from None
         except (OSError, yaml.YAMLError) as exc:

@@ -5,11 +5,13 @@
     resolve label sets -> prepare (windows, limits, warnings) -> cached scorer (cache tiers, adaptive
     batcher, engine) -> answer (ranking, decision)
 
-A call is one unit (``job=False``): any request that breaks a rule fails the call, and the pair limit is
-counted over all of it. A slice of a job's items (``job=True``) is not: each item is checked on its own and
-one the service rejects gets its error in its place while the others are answered; job calls also do not
-count as interactive traffic, which the job worker yields to (``interactive_busy``). A failure of the
-model (``BackendFailure``) or of the batcher (``Overloaded``) fails the whole call either way.
+A call is one unit (``job=False``): its requests are resolved and checked here (``prepare.check_call``),
+any request that breaks a rule fails the call, and the pair limit is counted over all of it. A slice of a
+job's items (``job=True``) is not: its items were resolved and checked when the job was submitted and are
+not checked again; what needs the tokenizer is checked per item, and one the service rejects gets its
+error in its place while the others are answered; job calls also do not count as interactive traffic,
+which the job worker yields to (``interactive_busy``). A failure of the model (``BackendFailure``) or of
+the batcher (``Overloaded``) fails the whole call either way.
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ from dataclasses import dataclass
 import anyio
 
 from service.api.classify import ClassifyRequest, ClassifyResponse
+from service.api.limits import RequestLimits
 from service.core.model_spec import ModelSpec
 from service.engine.tokenization import Tokenizer
 from service.errors import ServiceError
 from service.pipeline.answer import answer
 from service.pipeline.label_sets import LabelSet, Resolved, resolve
-from service.pipeline.prepare import PreparedRequest, needs_tokenizer, prepare_call
+from service.pipeline.prepare import Plan, PreparedRequest, check_call, plan, prepare_call
 from service.pipeline.scorer import CachedScorer
 
 INTERACTIVE_GRACE_S = 0.5  # jobs keep yielding this long after the last interactive request ends
@@ -48,13 +51,6 @@ def merged_cache(statuses) -> str:
     return seen.pop() if len(seen) == 1 else "partial" if seen else "miss"
 
 
-@dataclass(frozen=True)
-class Limits:
-    max_windows: int  # ZSC_MAX_WINDOWS
-    max_pairs: int  # ZSC_MAX_PAIRS_PER_REQUEST
-    max_examples: int = 1024  # ZSC_MAX_EXAMPLES_PER_REQUEST
-
-
 class Pipeline:
     def __init__(
         self,
@@ -63,7 +59,7 @@ class Pipeline:
         tokenizer: Tokenizer,
         scorer: CachedScorer,
         label_sets: dict[str, LabelSet],
-        limits: Limits,
+        limits: RequestLimits,
     ) -> None:
         self.model_tag = model_tag
         self.spec = spec
@@ -75,9 +71,16 @@ class Pipeline:
         self._interactive_seen = 0.0  # when the last one ended (time.monotonic)
         self.in_flight = 0  # every call in flight, jobs' too: a replaced model is retired once it is 0
 
-    def resolve(self, request: ClassifyRequest) -> Resolved:
-        """The request with its label set's fields filled in (``LabelSetNotFound`` for a set not held)."""
-        return resolve(request, self.label_sets, self.model_tag, self.spec.revision)
+    def resolve(self, request: ClassifyRequest, pin: str | None = None) -> Resolved:
+        """The request with its label set's fields filled in (``LabelSetNotFound`` for a set not held);
+        ``pin``: the model name written into it."""
+        return resolve(request, self.label_sets, self.model_tag, self.spec.revision, pin)
+
+    def checked(self, request: ClassifyRequest, pin: str | None = None) -> Resolved:
+        """Resolved and checked as a call of its own (``UnprocessableRequest``): a job item at submission."""
+        resolved = self.resolve(request, pin)
+        check_call([resolved], self.limits)
+        return resolved
 
     async def classify(self, requests: Sequence[ClassifyRequest | Resolved], job: bool = False) -> Answers:
         """Answers for validated requests (or ones already resolved: a job's items are resolved at intake)."""
@@ -103,18 +106,21 @@ class Pipeline:
         return self._interactive > 0 or time.monotonic() - self._interactive_seen < INTERACTIVE_GRACE_S
 
     async def _classify(self, requests: Sequence[ClassifyRequest | Resolved], job: bool) -> Answers:
-        resolved = [self._resolved(r, job) for r in requests]
-        ok = [r for r in resolved if isinstance(r, Resolved)]
-        if job:  # each item on its own: its own limits, its own error
+        if job:  # each item on its own, as it was resolved and checked at submission: its own error
+            plans: list[Plan | ServiceError] = [self._plan_alone(r) for r in requests]
+            ok = [p for p in plans if isinstance(p, Plan)]
 
             def work() -> list[PreparedRequest | ServiceError]:
-                return [r if isinstance(r, ServiceError) else self._prepare_alone(r) for r in resolved]
+                return [p if isinstance(p, ServiceError) else self._prepare_alone(p) for p in plans]
         else:
+            resolved = [r if isinstance(r, Resolved) else self.resolve(r) for r in requests]
+            check_call(resolved, self.limits)
+            ok = [plan(r, self.spec, self.tokenizer) for r in resolved]
 
             def work() -> list[PreparedRequest | ServiceError]:
-                return list(self._prepare_call(ok))
+                return list(prepare_call(ok, self.spec, self.tokenizer, self.limits))
 
-        if any(needs_tokenizer(r.request, self.spec, self.tokenizer) for r in ok):
+        if any(p.long for p in ok):
             prepared = await anyio.to_thread.run_sync(work)  # long texts are measured: off the event loop
         else:
             prepared = work()
@@ -132,25 +138,15 @@ class Pipeline:
         warnings = sorted({w.code for p in ready for w in p.warnings})
         return Answers(results, merged_cache(statuses), warnings)
 
-    def _prepare_call(self, resolved: Sequence[Resolved]) -> list[PreparedRequest]:
-        limits = self.limits
-        return prepare_call(
-            resolved, self.spec, self.tokenizer, limits.max_windows, limits.max_pairs, limits.max_examples
-        )
-
-    def _resolved(self, request: ClassifyRequest | Resolved, job: bool) -> Resolved | ServiceError:
-        if isinstance(request, Resolved):
-            return request
+    def _plan_alone(self, item: ClassifyRequest | Resolved) -> Plan | ServiceError:
         try:
-            return self.resolve(request)
+            return plan(item if isinstance(item, Resolved) else self.resolve(item), self.spec, self.tokenizer)
         except ServiceError as exc:
-            if not job:
-                raise
             return exc
 
-    def _prepare_alone(self, resolved: Resolved) -> PreparedRequest | ServiceError:
+    def _prepare_alone(self, planned: Plan) -> PreparedRequest | ServiceError:
         try:
-            [prepared] = self._prepare_call([resolved])
+            [prepared] = prepare_call([planned], self.spec, self.tokenizer, self.limits)
         except ServiceError as exc:
             return exc
         return prepared

@@ -1,10 +1,18 @@
-"""From a resolved request to the engine's task: what every classification goes through before the model.
+"""From resolved requests to the engine's tasks: what every classification goes through before the model.
 
-Each label becomes its hypotheses (the template with the name or each description, or whole hypotheses);
-a text longer than the model's window is cut or split into windows as the request's ``truncation`` says
-(``core.windows``); what no schema can state is checked here (422 ``unprocessable_request``): labels unique
-once trimmed, and what needs the tokenizer: a text too long with ``error``, too many windows, too many
-(window, phrasing) pairs; and a text in a script the model's languages do not cover gets a warning.
+Three steps, each once per request:
+
+- ``check_call``: what no schema can state (422 ``unprocessable_request``), over one call: labels unique
+  once trimmed, and the call's distinct example texts and (text, phrasing) pairs before any window within
+  the limits, counted before anything is tokenized (a hostile call costs little). An interactive call is
+  checked by the pipeline; a job item at its submission (``jobs.intake``), never again when it runs;
+- ``plan``: each label's hypotheses (the template with the name or each description, or whole
+  hypotheses), and whether the text may pass the model's window (then it is measured by the tokenizer,
+  worth a worker thread, not the event loop);
+- ``prepare`` / ``prepare_call``: a text longer than the window is cut or split into windows as the
+  request's ``truncation`` says (``core.windows``), what needs the tokenizer is checked (a text too long
+  with ``error``, too many windows, too many pairs once windowed), and a text in a script the model's
+  languages do not cover gets a warning.
 """
 
 from __future__ import annotations
@@ -12,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from service.api.classify import AnswerWarning, ClassifyRequest
+from service.api.classify import AnswerWarning, ClassifyRequest, pairs_of
+from service.api.limits import RequestLimits
 from service.core import windows
 from service.core.languages import mismatch
 from service.core.model_spec import ModelSpec
@@ -40,27 +49,62 @@ class PreparedRequest:
         return len(self.task.texts) * sum(len(h) for h in self.task.hypotheses) + sum(map(len, self.task.examples))
 
 
-def needs_tokenizer(request: ClassifyRequest, spec: ModelSpec, tokenizer: Tokenizer) -> bool:
-    """Whether preparing this request may tokenize (a text that could pass the model's window): worth a
-    worker thread, not the event loop."""
-    per_char, specials = tokenizer.tokens_per_char, 4  # no tokenizer adds more than 4 around a pair
-    room = spec.max_length - specials - per_char * _longest_hypothesis(request, spec)
-    return not windows.cannot_exceed(request.text, room, per_char)
+@dataclass(frozen=True)
+class Plan:
+    """A resolved request's labels worded for the model, before the tokenizer."""
+
+    resolved: Resolved
+    hypotheses: tuple[tuple[str, ...], ...]  # per label
+    long: bool  # the text may pass the model's window: the tokenizer measures it
 
 
-def prepare(request: ClassifyRequest, spec: ModelSpec, tokenizer: Tokenizer, max_windows: int) -> PreparedRequest:
+def check_call(resolved: Sequence[Resolved], limits: RequestLimits) -> None:
+    """The rules of one call no schema states (a /classify_batch call is one; a job item one on its own);
+    stops at the first one broken."""
+    for i, r in enumerate(resolved):
+        if problem := r.request.rule_broken():
+            raise UnprocessableRequest(f"{_where(i, resolved)}{problem}")
+    # a batch whose items share their labels' examples (a label set, a tuning run) computes each example
+    # once: the call is charged its distinct example texts, on top of its (text, phrasing) pairs
+    examples = len({e for r in resolved for label in r.labels for e in label.examples})
+    if examples > limits.max_examples_per_request:
+        raise UnprocessableRequest(
+            f"{examples} example texts in total; the limit is {limits.max_examples_per_request} "
+            "(ZSC_MAX_EXAMPLES_PER_REQUEST): split the call"
+        )
+    before = sum(pairs_of(r.labels) - sum(len(x.examples) for x in r.labels) for r in resolved) + examples
+    if before > limits.max_pairs_per_request:
+        raise UnprocessableRequest(
+            f"{before} (text, phrasing) pairs{' and example texts' if examples else ''} in total; the limit is "
+            f"{limits.max_pairs_per_request} (ZSC_MAX_PAIRS_PER_REQUEST): split the call"
+        )
+
+
+def plan(resolved: Resolved, spec: ModelSpec, tokenizer: Tokenizer) -> Plan:
+    request = resolved.request
     template = request.hypothesis_template or spec.default_template
-    labels = request.label_list
-    hypotheses = tuple(label.hypotheses_for(template) for label in labels)
-    fitted = windows.fit(
-        request.text,
-        _room(request, spec, tokenizer, hypotheses),
-        request.truncation,
-        tokenizer.offsets,
-        max_windows,
-        tokenizer.tokens_per_char,
-    ) if needs_tokenizer(request, spec, tokenizer) else windows.Windows((request.text,), -1, False)  # fmt: skip
-    warnings = []
+    hypotheses = tuple(label.hypotheses_for(template) for label in resolved.labels)
+    longest = max(len(h) for hyps in hypotheses for h in hyps) if spec.kind == "nli" else len(spec.text_prefix)
+    per_char, specials = tokenizer.tokens_per_char, 4  # no tokenizer adds more than 4 around a pair
+    room = spec.max_length - specials - per_char * longest
+    return Plan(resolved, hypotheses, not windows.cannot_exceed(request.text, room, per_char))
+
+
+def prepare(planned: Plan, spec: ModelSpec, tokenizer: Tokenizer, max_windows: int) -> PreparedRequest:
+    resolved = planned.resolved
+    request, labels = resolved.request, resolved.labels
+    if planned.long:
+        fitted = windows.fit(
+            request.text,
+            _room(spec, tokenizer, planned.hypotheses),
+            request.truncation,
+            tokenizer.offsets,
+            max_windows,
+            tokenizer.tokens_per_char,
+        )
+    else:
+        fitted = windows.Windows((request.text,), -1, False)
+    warnings = list(resolved.warnings)
     if problem := mismatch(request.text, spec.languages):
         warnings.append(AnswerWarning(code="language_mismatch", message=problem))
     examples = tuple(label.examples for label in labels)
@@ -72,7 +116,7 @@ def prepare(request: ClassifyRequest, spec: ModelSpec, tokenizer: Tokenizer, max
         )
     task = Task(
         fitted.texts,
-        hypotheses,
+        planned.hypotheses,
         request.multi_label,
         request.chunk_aggregation,
         examples if any(examples) else (),
@@ -80,71 +124,38 @@ def prepare(request: ClassifyRequest, spec: ModelSpec, tokenizer: Tokenizer, max
         spec.example_weight if request.example_weight is None else request.example_weight,
     )
     names = [label.name for label in labels]
-    return PreparedRequest(request, task, names, fitted.truncated, len(fitted.texts), warnings)
+    return PreparedRequest(request, task, names, fitted.truncated, len(fitted.texts), warnings, resolved.thresholds)
 
 
 def prepare_call(
-    resolved: Sequence[Resolved],
-    spec: ModelSpec,
-    tokenizer: Tokenizer,
-    max_windows: int,
-    max_pairs: int,
-    max_examples: int = 1024,
+    plans: Sequence[Plan], spec: ModelSpec, tokenizer: Tokenizer, limits: RequestLimits
 ) -> list[PreparedRequest]:
-    """Every request of one call (a /classify_batch call is one; each job item is one on its own); stops at
-    the first one that breaks a limit, so a hostile call costs little (the pairs before windows are counted
-    before anything is tokenized)."""
-
-    def where(i: int) -> str:
-        return f"item {i}: " if len(resolved) > 1 else ""
-
-    for i, r in enumerate(resolved):
-        if problem := r.request.rule_broken():
-            raise UnprocessableRequest(f"{where(i)}{problem}")
-    # a batch whose items share their labels' examples (a label set, a tuning run) computes each example
-    # once: the call is charged its distinct example texts, on top of its (text, phrasing) pairs
-    examples = len({e for r in resolved for label in _labels(r) for e in label.examples})
-    if examples > max_examples:
-        raise UnprocessableRequest(
-            f"{examples} example texts in total; the limit is {max_examples} (ZSC_MAX_EXAMPLES_PER_REQUEST): "
-            "split the call"
-        )
-    before = sum(r.request.pairs - r.request.example_count for r in resolved) + examples
-    if before > max_pairs:
-        raise UnprocessableRequest(
-            f"{before} (text, phrasing) pairs{' and example texts' if examples else ''} in total; the limit is "
-            f"{max_pairs} (ZSC_MAX_PAIRS_PER_REQUEST): split the call"
-        )
-    out, pairs = [], examples
-    for i, r in enumerate(resolved):
+    """Every planned request of one call, checked (``check_call``) already; stops at the first one whose
+    windows break a limit."""
+    resolved = [p.resolved for p in plans]
+    pairs = len({e for r in resolved for label in r.labels for e in label.examples})
+    out = []
+    for i, planned in enumerate(plans):
         try:
-            prepared = prepare(r.request, spec, tokenizer, max_windows)
+            prepared = prepare(planned, spec, tokenizer, limits.max_windows)
         except windows.TooLong as exc:
-            raise UnprocessableRequest(f"{where(i)}{exc}") from None
-        prepared.thresholds = r.thresholds
-        prepared.warnings = r.warnings + prepared.warnings
+            raise UnprocessableRequest(f"{_where(i, resolved)}{exc}") from None
         pairs += prepared.pairs - sum(map(len, prepared.task.examples))
-        if pairs > max_pairs:
+        if pairs > limits.max_pairs_per_request:
             raise UnprocessableRequest(
-                f"{where(i)}the call needs {pairs}+ (text window, phrasing) pairs; the limit is {max_pairs} "
-                "(ZSC_MAX_PAIRS_PER_REQUEST): fewer labels, phrasings or windows, or split the call"
+                f"{_where(i, resolved)}the call needs {pairs}+ (text window, phrasing) pairs; the limit is "
+                f"{limits.max_pairs_per_request} (ZSC_MAX_PAIRS_PER_REQUEST): fewer labels, phrasings or windows, "
+                "or split the call"
             )
         out.append(prepared)
     return out
 
 
-def _labels(r: Resolved):
-    return r.request.label_list if r.request.labels is not None else ()
+def _where(i: int, call: Sequence[object]) -> str:
+    return f"item {i}: " if len(call) > 1 else ""
 
 
-def _longest_hypothesis(request: ClassifyRequest, spec: ModelSpec) -> int:
-    if spec.kind != "nli":
-        return len(spec.text_prefix)
-    template = request.hypothesis_template or spec.default_template
-    return max(len(h) for label in request.label_list for h in label.hypotheses_for(template))
-
-
-def _room(request: ClassifyRequest, spec: ModelSpec, tokenizer: Tokenizer, hypotheses) -> int:
+def _room(spec: ModelSpec, tokenizer: Tokenizer, hypotheses: tuple[tuple[str, ...], ...]) -> int:
     """Text tokens that fit in the model's window beside the longest hypothesis (NLI), or the prefix."""
     if spec.kind == "nli":
         longest = max(tokenizer.counts([h for hyps in hypotheses for h in hyps]))

@@ -113,12 +113,11 @@ class ModelRegistry:
         return self.default
 
     def resolve(self, request: ClassifyRequest) -> Resolved:
-        """The request's model chosen and its label set resolved for that model: what a job stores, so
-        that any replica runs an item on the model this one chose."""
+        """The request's model chosen, its label set resolved for that model and its rules checked (a call
+        of its own): what a job stores, so that any replica runs an item on the model this one chose, and
+        never checks it again."""
         model = self.for_request(request)
-        resolved = model.pipeline.resolve(request)
-        request = resolved.request.model_copy(update={"model": model.name})
-        return Resolved(request, resolved.thresholds, resolved.warnings)
+        return model.pipeline.checked(request, pin=model.name)
 
     async def classify(self, requests: Sequence[ClassifyRequest | Resolved], job: bool = False) -> Answers:
         """Answers in the call's order; each model's part through its own ``Pipeline.classify``. An item of

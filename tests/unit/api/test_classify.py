@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from pydantic import ValidationError
 
-from service.api.classify import ClassifyBatchRequest, ClassifyRequest, split_labels
-from service.config import settings
+from service.api import limits
+from service.api.classify import ClassifyBatchRequest, ClassifyRequest, pairs_of, split_labels
+from service.config import Settings
 
 
 def rejects(model, body, words):
@@ -46,14 +49,14 @@ def test_bad_requests_say_what_to_fix(body, words):
 
 
 def test_limits_name_their_setting():
-    s = settings()
+    s = limits.in_force()
     rejects(ClassifyRequest, {"text": "x" * (s.max_text_chars + 1), "labels": ["a"]}, "ZSC_MAX_TEXT_CHARS")
     rejects(ClassifyRequest, {"text": "t", "labels": [f"l{i}" for i in range(s.max_labels + 1)]}, "ZSC_MAX_LABELS")
     rejects(ClassifyRequest, {"text": "t", "labels": ["y" * (s.max_label_chars + 1)]}, "ZSC_MAX_LABEL_CHARS")
 
 
 def test_batch_rules():
-    s = settings()
+    s = limits.in_force()
     rejects(ClassifyBatchRequest, {"items": []}, "items is empty")
     rejects(ClassifyBatchRequest, {"items": [{"text": "ok", "labels": ["a"]}, {"text": "", "labels": ["a"]}]}, "empty")
     item = {"text": "t", "labels": ["a"]}
@@ -90,7 +93,7 @@ def test_label_objects_and_names_mix_and_must_be_unique():
     r = ClassifyRequest.model_validate(
         {"text": "t", "labels": ["a", {"name": "b", "description": ["x", "y"]}, {"name": "c", "hypothesis": "h"}]}
     )
-    assert r.names == ["a", "b", "c"] and r.pairs == 4
+    assert r.names == ["a", "b", "c"] and pairs_of(r.label_list) == 4
     twice = ClassifyRequest.model_validate({"text": "t", "labels": ["a", {"name": "a", "description": "x"}]})
     assert "label 'a' appears twice" in twice.rule_broken()
 
@@ -110,17 +113,25 @@ def test_names_unique_once_trimmed_is_a_rule_the_schema_cannot_state(labels):
     assert "appears twice: labels must be unique" in request.rule_broken()
 
 
-def test_pairs_of_one_request_over_the_limit_break_a_rule(monkeypatch):
-    monkeypatch.setenv("ZSC_MAX_PAIRS_PER_REQUEST", "10")
-    settings.cache_clear()
+def test_limits_come_from_the_validation_context_else_the_ones_in_force():
+    """A validator reads its limits from the context it is given (built from Settings), never the
+    environment; without one, the limits the process put in force (``use``)."""
+    tight = replace(limits.in_force(), max_labels=2, max_text_chars=5)
+    body = {"text": "t", "labels": ["a", "b", "c"]}
+    assert ClassifyRequest.model_validate(body).names == ["a", "b", "c"]
+    rejects_with = pytest.raises(ValidationError, match=r"3 labels; the limit is 2 \(ZSC_MAX_LABELS\)")
+    with rejects_with:
+        ClassifyRequest.model_validate(body, context=limits.context(tight))
+    with rejects_with:  # nested: a batch's items get the batch's context
+        ClassifyBatchRequest.model_validate({"items": [body]}, context=limits.context(tight))
+    before = limits.in_force()
+    limits.use(tight)
     try:
-        labels = [{"name": f"l{i}", "description": ["x", "y", "z"]} for i in range(4)]
-        request = ClassifyRequest.model_validate({"text": "t", "labels": labels})
-        assert "12 pairs; the limit is 10 (ZSC_MAX_PAIRS_PER_REQUEST)" in request.rule_broken()
-        assert ClassifyRequest.model_validate({"text": "t", "labels": labels[:3]}).rule_broken() is None
+        with pytest.raises(ValidationError, match="text has 6 characters; the limit is 5"):
+            ClassifyRequest.model_validate({"text": "sixsix", "labels": ["a"]})
     finally:
-        monkeypatch.delenv("ZSC_MAX_PAIRS_PER_REQUEST")
-        settings.cache_clear()
+        limits.use(before)
+    assert limits.RequestLimits.from_settings(Settings.from_env({"ZSC_MAX_LABELS": "7"})).max_labels == 7
 
 
 @pytest.mark.parametrize(

@@ -3,13 +3,19 @@ objects, without being validated again; an item stored by an older version (a ba
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 
 from service.api.classify import ClassifyRequest
-from service.jobs.items import from_store, to_store
+from service.build import build
+from service.http.batching import cork_queue
+from service.jobs import intake
+from service.jobs.items import classify_items, from_store, to_store
+from service.pipeline import pipeline as pipeline_module
 from service.pipeline.label_sets import LabelSet, Resolved, resolve
+from tests.unit.conftest import MINILM
 
 BODY = {
     "text": "My card was charged twice",
@@ -49,3 +55,25 @@ def test_a_resolved_label_set_travels_with_its_thresholds_and_warnings():
 def test_an_item_queued_by_an_older_version_is_a_request_to_resolve():
     back = from_store({"text": "t", "labels": "a, b"})
     assert isinstance(back, ClassifyRequest) and back.names == ["a", "b"]
+
+
+def test_a_stored_item_runs_without_being_checked_again(settings_for, monkeypatch):
+    """Intake checks an item once, when the job is submitted (the document's rules, then its model, label
+    set and the rules no schema states); the worker runs what was stored without any of those checks. The
+    same checks are live for an interactive call (the control at the end)."""
+    models = build(settings_for(), [MINILM], cork_queue).models
+    submitted = intake.from_json({"items": [BODY, "Where is my parcel?"], "labels": ["billing", "shipping"]}, 10)
+    stored = [json.loads(json.dumps(to_store(r))) for r in intake.resolved(submitted, models.resolve)]
+    checks = []
+
+    def checked_again(*args, **kwargs):
+        checks.append(args)
+        raise AssertionError("a stored job item was checked again")
+
+    monkeypatch.setattr(ClassifyRequest, "model_validate", checked_again)
+    monkeypatch.setattr(ClassifyRequest, "rule_broken", checked_again)
+    monkeypatch.setattr(pipeline_module, "check_call", checked_again)
+    results = asyncio.run(classify_items(models, stored))
+    assert [r["labels"][0] for r in results] == ["billing", "shipping"] and not checks
+    with pytest.raises(AssertionError, match="checked again"):
+        asyncio.run(models.classify([submitted[1]]))  # an interactive call is checked: the spies are live

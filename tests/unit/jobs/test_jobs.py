@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from service.errors import InvalidRequest, JobNotFound
+from service.errors import InvalidRequest, JobNotFound, UnprocessableRequest
 from service.jobs import intake
 from service.jobs.manager import JobManager
 from service.jobs.records import CANCELLED, DONE, Chunk, JobInfo
@@ -54,13 +54,30 @@ def test_json_shapes_merge_shared_fields_under_each_item():
         ({"texts": ["a"], "labels": LABELS, "colour": "red"}, r"unknown field\(s\) \['colour'\]"),
         ({"texts": ["a", "b", "c"], "labels": LABELS}, "3 items; the limit is 2"),
         ({"texts": ["ok", ""], "labels": LABELS}, "item 2: text"),
-        ({"texts": ["ok"], "labels": ["a", "a"]}, "item 1: label 'a' appears twice"),
         ({"items": [7], "labels": LABELS}, "item 1: a classify body"),
     ],
 )
 def test_bad_json_submissions_say_what_to_fix(body, message):
     with pytest.raises(InvalidRequest, match=message):
         intake.from_json(body, 2)
+
+
+def test_items_that_break_a_rule_no_schema_states_are_422_naming_them():
+    """Valid by the document, refused when resolved (the model registry's resolve, here a label-set-free
+    one with the real check), before anything is queued: 422 naming each bad item."""
+    from service.api.limits import in_force
+    from service.pipeline.label_sets import Resolved
+    from service.pipeline.prepare import check_call
+
+    def resolve(request):
+        resolved = Resolved(request, {}, [])
+        check_call([resolved], in_force())
+        return resolved
+
+    requests = intake.from_json({"items": [{"text": "ok"}, {"text": "b", "labels": ["a", " a"]}], "labels": LABELS}, 9)
+    with pytest.raises(UnprocessableRequest, match=r"^item 2: label 'a' appears twice: labels must be unique$"):
+        intake.resolved(requests, resolve)
+    assert [r.request.text for r in intake.resolved(requests[:1], resolve)] == ["ok"]
 
 
 def test_files_jsonl_and_csv_with_options():

