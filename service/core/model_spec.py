@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 Kind = Literal["nli", "embedding"]
@@ -73,3 +74,12 @@ class ModelSpec:
         if "languages" in known:
             known["languages"] = tuple(known["languages"])
         return cls(**known)
+
+
+@dataclass(frozen=True)
+class StoredModel:
+    """A model in the model store: its tag, its directory and the metadata the import wrote."""
+
+    tag: str
+    path: Path
+    metadata: Mapping[str, Any]

@@ -7,11 +7,8 @@ Serve it with ``bentoml serve service.http.app:ZeroShotClassifier`` (``make serv
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import gc
 import logging
-from pathlib import Path
 
 import bentoml
 
@@ -57,9 +54,10 @@ SERVED = S.served_models()  # ZSC_MODELS, else ZSC_MODEL: the default first
 
 class ZeroShotClassifier:
     def __init__(self) -> None:
-        from service.build import StoredModel, build  # the heavy imports: importing this module stays cheap
+        from service.build import build  # the heavy imports: importing this module stays cheap
         from service.http import admin
         from service.http.batching import cork_queue
+        from service.http.model_store import find_stored, stored
 
         self._ready = False
         logs.configure(S.log_format)
@@ -67,13 +65,11 @@ class ZeroShotClassifier:
             use_bentoml_provider()
             log.info("tracing: OTLP/HTTP to %s, sample rate %s", _tracing["otlp"]["endpoint"], S.trace_sample_rate)
         log.info("settings: %s", S.redacted())
-        stored = [getattr(self, f"model_{i}") for i in range(len(SERVED))]
-        models = [StoredModel(str(m.tag), Path(m.path), dict(m.info.metadata)) for m in stored]
-        self.components = build(S, models, cork_queue, ADMISSION)
+        models = [stored(getattr(self, f"model_{i}")) for i in range(len(SERVED))]
+        self.components = build(S, models, cork_queue, ADMISSION, find_stored)
         self.models = self.components.models
-        self._changes = asyncio.Lock()  # one model change at a time: the admin API, the models file
         document = lambda: merged(ZeroShotClassifier.openapi_spec.asdict())  # noqa: E731
-        admin_routes = admin.routes(self.components, admin.store_lookup, self._changes)
+        admin_routes = admin.routes(self.components.model_manager, S)
         ROUTES.bind(make_app(self.components, openapi=document, extra=admin_routes))
         # Everything loaded so far lives as long as the process: move it out of the garbage collector's
         # sight, so the collections that request handling triggers do not scan the model's objects.
@@ -88,20 +84,10 @@ class ZeroShotClassifier:
 
     @bentoml.on_startup
     async def _start(self) -> None:
-        from service.http.admin import store_lookup, watch_models_file
-
-        await self.components.start()
-        self._watch = None
-        if S.models_file:  # the served models follow the file (loaded, replaced, unloaded to match)
-            watch = watch_models_file(self.components, store_lookup, Path(S.models_file), self._changes)
-            self._watch = asyncio.create_task(watch)
+        await self.components.start()  # with ZSC_MODELS_FILE, the served models follow the file from here
 
     @bentoml.on_shutdown
     async def _stop(self) -> None:
-        if self._watch is not None:
-            self._watch.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._watch
         await self.components.stop()
 
     @bentoml.api(route="/classify")

@@ -1,4 +1,4 @@
-"""API keys and per-key rate limits: pure logic, no HTTP (middleware.py applies them).
+"""API keys and per-key rate limits: pure logic, no HTTP (http/edge/access.py applies them).
 
 Keys come from ZSC_API_KEYS (comma-separated) and/or ZSC_API_KEYS_FILE (one per line, ``#`` comments): a
 mounted Kubernetes Secret is re-read when its file changes, so rotating a key is: add the new key, roll

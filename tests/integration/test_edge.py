@@ -1,6 +1,6 @@
-"""The service's HTTP edge over real HTTP (service/http/middleware.py): API keys on every data endpoint, open
-health checks, two keys at once, keys never logged; request ids; JSON log lines; the body bound; the
-per-key rate limit and the in-flight bound answering 429 with Retry-After."""
+"""The service's HTTP edge over real HTTP (service/http/edge/): API keys on every data endpoint, open health
+checks, two keys at once, keys never logged; request ids; JSON log lines; the body bound; the per-key rate
+limit and the in-flight bound answering 429 with Retry-After."""
 
 from __future__ import annotations
 

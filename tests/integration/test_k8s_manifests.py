@@ -627,7 +627,7 @@ def test_the_multi_model_overlay_serves_the_models_of_its_file():
     [mount] = [m for m in container["volumeMounts"] if m["name"] == "models"]
     assert env["ZSC_MODELS_FILE"] == f"{mount['mountPath']}/models.txt" and mount["readOnly"]
     models = one(render("multi-model"), "ConfigMap", "zsc-models")
-    from service.http.admin import read_models_file
+    from service.runtime.models import read_models_file
 
     path = Path(tempfile.mkdtemp()) / "models.txt"
     path.write_text(models["data"]["models.txt"])

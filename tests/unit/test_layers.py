@@ -26,6 +26,7 @@ LAYERS = {
     "service.engine": 2,
     "service.pipeline": 3,
     "service.jobs": 4,
+    "service.runtime": 4,
     "service.modelstore": 4,
     "service.quality": 4,
     "service.build": 5,
@@ -144,3 +145,15 @@ def test_importing_the_service_module_stays_cheap():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_tooling_imports_point_one_way():
+    """Tooling beside the product has its own order: harness (starting and measuring processes) <- loadtest
+    (load tests, and the models both serve) <- bench (benchmarks and studies). Nothing imports back up."""
+    below = {"harness": ("loadtest", "bench"), "loadtest": ("bench",)}
+    wrong = []
+    for folder, above in below.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            ups = sorted(m for m in imports_of(path) if m.split(".")[0] in above)
+            wrong += [f"{path.relative_to(ROOT)} -> {m}" for m in ups]
+    assert not wrong, "tooling imports that point up:\n" + "\n".join(wrong)

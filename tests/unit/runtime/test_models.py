@@ -1,6 +1,7 @@
-"""Models changed while serving, on built components (no server): a new version replaces the old one under
-concurrent calls with none failing and the old one retired after them; unloading; the memory check; the
-models file reconciled (loaded, replaced, unloaded, reordered)."""
+"""Models changed while serving (``runtime.models.ModelManager``), on built components (no server): a new
+version replaces the old one under concurrent calls with none failing and the old one retired after them;
+unloading; the memory check; the models file reconciled (loaded, replaced, unloaded, reordered); the admin
+API's routes refusing a replica of several workers."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import pytest
 from service.api.classify import ClassifyRequest
 from service.build import build
 from service.errors import LastModel, ModelTooLarge, NotInStore
-from service.http.admin import read_models_file, reconcile
 from service.http.batching import cork_queue
+from service.runtime.models import read_models_file
 from tests.unit.conftest import MINILM
 
 V1, V2 = replace(MINILM, tag="minilm:v1"), replace(MINILM, tag="minilm:v2")
@@ -34,13 +35,16 @@ def req(i: int) -> ClassifyRequest:
 
 
 def test_a_new_version_replaces_the_old_under_load_and_the_old_is_retired(settings_for):
-    c = build(settings_for(), [V1], cork_queue)
+    c = build(settings_for(), [V1], cork_queue, find_stored=lookup)
 
     async def scenario():
         old = c.models.default
         calls = [asyncio.create_task(c.models.classify([req(i)])) for i in range(40)]
         await asyncio.sleep(0.01)
-        replaced = await c.swap(await asyncio.to_thread(c.load, V2))
+        changed, replaced = await c.model_manager.serve("minilm:v2")
+        assert changed and replaced == "minilm:v1"
+        assert await c.model_manager.serve("minilm:v2") == (False, None)  # that very version: nothing to do
+        replaced = old if replaced == old.tag else None
         calls += [asyncio.create_task(c.models.classify([req(100 + i)])) for i in range(10)]
         answers = await asyncio.gather(*calls)
         return old, replaced, answers
@@ -56,9 +60,9 @@ def test_unload_and_the_last_model(settings_for):
     c = build(settings_for(), [V1, OTHER], cork_queue)
 
     async def scenario():
-        model, freed = await c.unload("minilm")
+        model, freed = await c.model_manager.unload("minilm")
         with pytest.raises(LastModel, match="the only model"):
-            await c.unload("other")
+            await c.model_manager.unload("other")
         return model, freed
 
     model, freed = asyncio.run(scenario())
@@ -69,20 +73,20 @@ def test_unload_and_the_last_model(settings_for):
 def test_a_model_that_would_not_fit_is_refused_before_loading(settings_for):
     c = build(settings_for(ZSC_MEMORY_LIMIT_MB="1"), [V1], cork_queue)
     with pytest.raises(ModelTooLarge, match=r"loading other:v1 needs about \d+ MB; this replica has -?\d+ MB left"):
-        c.load(OTHER)
+        c.model_manager.load(OTHER)
     assert [m.tag for m in c.models.served] == ["minilm:v1"]
 
 
 def test_the_models_file_is_reconciled(settings_for, tmp_path):
-    c = build(settings_for(), [V1], cork_queue)
+    c = build(settings_for(), [V1], cork_queue, find_stored=lookup)
     path = tmp_path / "models"
     path.write_text("# served models, the default first\nother:v1\nminilm:v2, no-such-model\n")
     assert read_models_file(path) == ["other:v1", "minilm:v2", "no-such-model"]
 
     async def scenario():
-        await reconcile(c, lookup, read_models_file(path))  # a model not in the store is skipped, not fatal
+        await c.model_manager.reconcile(read_models_file(path))  # a model not in the store: skipped, not fatal
         first = [m.tag for m in c.models.served]
-        await reconcile(c, lookup, ["minilm"])
+        await c.model_manager.reconcile(["minilm"])
         return first, [m.tag for m in c.models.served]
 
     first, then = asyncio.run(scenario())
@@ -98,8 +102,9 @@ def test_the_admin_api_refuses_a_replica_of_several_workers(settings_for):
     from service.http.admin import routes
     from service.http.errors import STATUS
 
-    c = build(settings_for(ZSC_WORKERS="2"), [V1], cork_queue)
-    app = Starlette(routes=routes(c, lookup, asyncio.Lock()))
+    settings = settings_for(ZSC_WORKERS="2")
+    c = build(settings, [V1], cork_queue, find_stored=lookup)
+    app = Starlette(routes=routes(c.model_manager, settings))
     with TestClient(app) as client:
         answer = client.post("/admin/models", json={"model": "minilm:v2"})
         gone = client.delete("/admin/models/minilm")
