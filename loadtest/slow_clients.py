@@ -12,9 +12,12 @@ Three kinds of attacker connection, all opened at the start of the attack and ke
 - ``idle``: one complete request on a keep-alive connection, then nothing.
 
 An attacker connection that the server closes is not reopened: each one records how it ended (``408``, any
-other status, ``closed`` by the server without an answer, or ``open`` when the attack ended first) and
-when. The ordinary client sends a ``/classify`` every ``--every-s`` (a fresh text each time: no cache hit;
-every other request on a fresh connection) for ``--baseline-s`` alone, then during the attack: its answered
+other status, ``closed`` by the server without an answer, or ``open`` when the run ended first) and when.
+When the attack ends the attackers stop sending but keep their sockets for up to ``--settle-s``: a server
+that only times the gap between two reads (nginx's ``client_body_timeout``) closes them then.
+
+The ordinary client sends a ``/classify`` every ``--every-s`` (a fresh text each time: no cache hit; every
+other request on a fresh connection) for ``--baseline-s`` alone, then during the attack: its answered
 share and p99 during the attack against its own p99 before it. ``zsc_in_flight_limit`` is read from
 /metrics before and after (``--metrics-url`` when the URL is nginx's). One JSON object on stdout, or into
 ``--out``.
@@ -84,7 +87,9 @@ async def _read_status(reader: asyncio.StreamReader) -> str:
     return parts[1].decode() if len(parts) >= 2 and parts[0].startswith(b"HTTP/") else "closed"
 
 
-async def _attacker(kind: str, host: str, port: int, path: str, interval_s: float, stop: asyncio.Event) -> Ending:
+async def _attacker(
+    kind: str, host: str, port: int, path: str, interval_s: float, quiet: asyncio.Event, stop: asyncio.Event
+) -> Ending:
     ending = Ending(kind)
     started = time.monotonic()
     try:
@@ -115,7 +120,7 @@ async def _attacker(kind: str, host: str, port: int, path: str, interval_s: floa
                 f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nX-Padding: " + "a" * 100000
             ).encode()
         for i in range(10**9):  # until the server ends it, or the attack does
-            if i < len(payload):
+            if i < len(payload) and not quiet.is_set():
                 writer.write(payload[i : i + 1])
             waiter = asyncio.ensure_future(stop.wait())
             done, _ = await asyncio.wait({answered, waiter}, timeout=interval_s, return_when=asyncio.FIRST_COMPLETED)
@@ -209,12 +214,12 @@ async def attack(
     before = Ordinary()
     await _ordinary(url, every_s, time.monotonic() + baseline_s, rng, before, headers)
     say(f"attack: {bodies} slow bodies, {heads} slow heads, {idle} idle keep-alive connections for {attack_s:g} s")
-    stop = asyncio.Event()
+    quiet, stop = asyncio.Event(), asyncio.Event()
     kinds = ["bodies"] * bodies + ["heads"] * heads + ["idle"] * idle
-    attackers = [asyncio.ensure_future(_attacker(k, host, port, "/classify", interval_s, stop)) for k in kinds]
+    attackers = [asyncio.ensure_future(_attacker(k, host, port, "/classify", interval_s, quiet, stop)) for k in kinds]
     during = Ordinary()
     await _ordinary(url, every_s, time.monotonic() + attack_s, rng, during, headers)
-    # the attack is over for the ordinary client; the attackers keep their sockets until the server acts
+    quiet.set()  # the attack is over: the attackers keep their sockets, silent, until the server acts
     deadline = time.monotonic() + settle_s
     while time.monotonic() < deadline and not all(a.done() for a in attackers):
         await asyncio.sleep(0.5)

@@ -105,6 +105,18 @@ def test_shipped_config_matches_the_service_settings():
     [[keepalive_timeout]] = upstream["keepalive_timeout"]
     assert seconds(keepalive_timeout) < 5
 
+    # slow clients: nginx gives up on a head and an unread answer when a replica would, and cuts a body that
+    # stops arriving no later than a replica would cut it whole (nginx times the gap between two reads)
+    [[header_timeout]] = conf["client_header_timeout"]
+    assert seconds(header_timeout) == s.head_timeout_s
+    [[send_timeout]] = conf["send_timeout"]
+    assert seconds(send_timeout) == s.send_timeout_s
+    body_timeout, _jobs_body_timeout = conf["client_body_timeout"]
+    assert seconds(body_timeout[0]) <= s.body_timeout_s
+    assert conf["reset_timedout_connection"] == [["on"]]
+    [[connections]] = conf["worker_connections"]
+    assert int(connections) >= 4 * s.max_pending_connections, "room for thousands of slow clients"
+
     log_format = (NGINX_DIR / "nginx.conf").read_text().split("log_format", 1)[1].split(";", 1)[0]
     for field in ("$upstream_addr", "$upstream_status", "$upstream_response_time", "$request_time", "$status"):
         assert field in log_format
