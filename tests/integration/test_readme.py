@@ -47,6 +47,7 @@ def test_readme_curl_examples_answer_as_documented(default_server):
         command = command.replace("localhost:3000", default_server.removeprefix("http://"))
         out = subprocess.run(shlex.split(command), capture_output=True, text=True, timeout=60)
         answer = json.loads(out.stdout)
+        assert set(answer) == set(documented), ("the README shows another answer shape", command, answer)
         assert answer["labels"] == documented["labels"], (command, answer)
         assert answer["scores"] == pytest.approx(documented["scores"], abs=0.02), (command, answer)
         assert answer["model"].split(":")[0] == documented["model"].split(":")[0]
