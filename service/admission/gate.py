@@ -10,8 +10,8 @@ of the learned limit of every model it uses. Where it takes them:
   does not hold yet (a replica serving several models: a flood on one sheds only that model's requests).
 
 Both read the same ``Ticket`` (a context variable: the edge and the registry never meet), and a slot is
-measured from the moment it is taken to ``leave`` (the answer is ready): service time, never upload or
-download time. Job calls take no slot: they yield to interactive traffic instead.
+measured from the moment it is taken to ``leave``, less the time the edge waited on the client: service
+time, never upload or download time. Job calls take no slot: they yield to interactive traffic instead.
 
 One instance per worker process, made before the framework builds anything (``from_settings``), given to
 the edge and to ``service.build``; used from one event loop.
@@ -114,14 +114,15 @@ class Admission:
         _current.set(ticket)
         return ticket
 
-    def leave(self, ticket: Ticket) -> None:
-        """The request's answer is ready (or it failed): its place and slots are given back, each slot
-        measured from when it was taken. Once per ticket."""
+    def leave(self, ticket: Ticket, waited_s: float = 0.0) -> None:
+        """The request's call is over (answered, or failed): its place and slots are given back, measured
+        from when it was taken, less ``waited_s`` (time spent waiting on the client, not serving it). Once
+        per ticket."""
         if ticket.left:
             return
         ticket.left = True
         self.in_flight -= 1
-        elapsed = self._clock() - ticket.taken_at
+        elapsed = max(0.0, self._clock() - ticket.taken_at - waited_s)
         for limit, slot in ticket.slots.values():
             limit.release(slot, elapsed)
 

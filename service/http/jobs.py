@@ -87,6 +87,19 @@ def routes(manager: JobManager, models: ModelRegistry, settings: Settings) -> li
         metrics.JOBS.labels("deleted").inc()
         return Response(status_code=204)
 
+    results = _results(manager)
+
+    return [
+        Route("/jobs", submit, methods=["POST"]),
+        Route("/jobs/{job_id:str}", status_or_delete, methods=["GET", "DELETE"]),
+        Route("/jobs/{job_id:str}/cancel", cancel, methods=["POST"]),
+        Route("/jobs/{job_id:str}/results", results, methods=["GET"]),
+    ]
+
+
+def _results(manager: JobManager) -> Callable[[Request], Awaitable[Response]]:
+    """GET /jobs/{id}/results: a page of finished items (JSON), or all of them streamed as JSON lines."""
+
     @error_boundary
     @_store_errors
     async def results(request: Request) -> Response:
@@ -120,12 +133,7 @@ def routes(manager: JobManager, models: ModelRegistry, settings: Settings) -> li
         }
         return JSONResponse(body, headers=headers)
 
-    return [
-        Route("/jobs", submit, methods=["POST"]),
-        Route("/jobs/{job_id:str}", status_or_delete, methods=["GET", "DELETE"]),
-        Route("/jobs/{job_id:str}/cancel", cancel, methods=["POST"]),
-        Route("/jobs/{job_id:str}/results", results, methods=["GET"]),
-    ]
+    return results
 
 
 def _store_errors(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:

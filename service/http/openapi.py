@@ -1,166 +1,19 @@
-"""The whole OpenAPI document: BentoML's (its APIs) with the routes mounted beside them (routes.py: label
-sets, jobs) and the rules the service checks that BentoML's writer leaves out.
+"""The whole OpenAPI document: BentoML's (its APIs) with the routes mounted beside them (``route_docs``:
+label sets, models, jobs) and the rules the service checks that BentoML's writer leaves out.
 
-BentoML documents only its own APIs. ``paths()`` and ``components()`` describe the mounted ones in the
-same document shape; ``merged`` joins them. ``/openapi.json`` serves it (the Swagger page at ``/`` shows
-it), and ``clients/regenerate.py`` generates the typed client from it, so the client has ``submit_job``,
-``job_status``, ``job_results``, ``cancel_job``, ``delete_job`` and ``label_sets``.
-
-The job operations carry OpenAPI links (a job's id from the answer that names it to every operation on
-it): what a client follows, and what schemathesis' stateful phase chains (submit, read, cancel, delete,
-read again: a 404 once deleted).
+BentoML documents only its own APIs; ``merged`` joins its document with ours. ``/openapi.json`` serves it
+(the Swagger page at ``/`` shows it), and ``clients/regenerate.py`` generates the typed client from it, so
+the client has ``submit_job``, ``job_status``, ``job_results``, ``cancel_job``, ``delete_job``,
+``label_sets`` and ``models``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-from pydantic.json_schema import models_json_schema
-
-from service.api.documents import ErrorBody, LabelSets, ServedModels
-from service.api.jobs import JobResultsPage, JobStatus, JobSubmission
+from service.api.documents import ErrorBody
 from service.http.edge.paths import JSON_APIS
-
-REF = "#/components/schemas/{model}"
-UNPROCESSABLE = (
-    "Valid by this document, but breaks a rule no JSON schema can state: label names unique once trimmed "
-    "(a label object's name included); (text window, phrasing) pairs within ZSC_MAX_PAIRS_PER_REQUEST (for a "
-    'batch, summed over its items); a text within the model\'s window with truncation "error"; windows '
-    "within ZSC_MAX_WINDOWS"
-)
-
-
-MODELS: list[tuple[type[BaseModel], str]] = [
-    (JobSubmission, "validation"),
-    (JobStatus, "serialization"),
-    (JobResultsPage, "serialization"),
-    (LabelSets, "serialization"),
-    (ServedModels, "serialization"),
-    (ErrorBody, "serialization"),
-]
-
-
-def components() -> dict[str, Any]:
-    """JSON schemas of every model the paths refer to (and what they nest), by name."""
-    _, top = models_json_schema(MODELS, ref_template=REF)
-    return top["$defs"]
-
-
-def _json(model: type[BaseModel]) -> dict[str, Any]:
-    return {"application/json": {"schema": {"$ref": REF.format(model=model.__name__)}}}
-
-
-def _errors(*codes: int) -> dict[str, Any]:
-    what = {400: "The request cannot be run as sent", 404: "No such job, label set or model",
-            413: "Over ZSC_JOB_MAX_MB", 422: UNPROCESSABLE, 503: "The job store (Redis) does not answer"}  # fmt: skip
-    return {str(c): {"description": what[c], "content": _json(ErrorBody)} for c in codes}
-
-
-def _job_id() -> dict[str, Any]:
-    return {"name": "job_id", "in": "path", "required": True, "schema": {"type": "string"}}
-
-
-def _query(name: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {"name": name, "in": "query", "required": False, "schema": schema}
-
-
-JOB_OPERATIONS = ("job_status", "job_results", "cancel_job", "delete_job")
-
-
-def _job_links(job_id: str) -> dict[str, Any]:
-    """Links from an answer to every operation on its job; ``job_id``: where the id is (a runtime expression:
-    the answer's body, or the request's path)."""
-    return {op: {"operationId": op, "parameters": {"job_id": job_id}} for op in JOB_OPERATIONS}
-
-
-def paths() -> dict[str, Any]:
-    jobs, by_body, by_path = ["jobs"], _job_links("$response.body#/id"), _job_links("$request.path.job_id")
-    status = {"description": "The job", "content": _json(JobStatus), "links": by_body}
-    return {
-        "/label_sets": {
-            "get": {
-                "operationId": "label_sets",
-                "tags": ["classifier"],
-                "summary": "The label sets this replica holds (ZSC_LABEL_SETS)",
-                "responses": {"200": {"description": "Label sets", "content": _json(LabelSets)}},
-            }
-        },
-        "/models": {
-            "get": {
-                "operationId": "models",
-                "tags": ["classifier"],
-                "summary": "The models this replica serves (ZSC_MODELS), the default first",
-                "responses": {"200": {"description": "Models", "content": _json(ServedModels)}},
-            }
-        },
-        "/jobs": {
-            "post": {
-                "operationId": "submit_job",
-                "tags": jobs,
-                "summary": "Classify many items in the background; poll the answer's id",
-                "description": JobSubmission.__doc__,
-                "requestBody": {"required": True, "content": _json(JobSubmission)},
-                "responses": {
-                    "202": {"description": "Queued", "content": _json(JobStatus), "links": by_body},
-                    **_errors(400, 404, 413, 422, 503),
-                },
-            }
-        },
-        "/jobs/{job_id}": {
-            "get": {
-                "operationId": "job_status",
-                "tags": jobs,
-                "summary": "State, progress, timings and errors of a job",
-                "parameters": [_job_id()],
-                "responses": {"200": status, **_errors(404, 503)},
-            },
-            "delete": {
-                "operationId": "delete_job",
-                "tags": jobs,
-                "summary": "Delete a job and its results (cancelled first if it runs); a 404 from then on",
-                "parameters": [_job_id()],
-                "responses": {
-                    "204": {"description": "Deleted: the job and its results are gone", "links": by_path},
-                    **_errors(404, 503),
-                },
-            },
-        },
-        "/jobs/{job_id}/cancel": {
-            "post": {
-                "operationId": "cancel_job",
-                "tags": jobs,
-                "summary": "Cancel a job: no chunk starts after this; it and its finished items stay readable "
-                "(a finished job is left as it is)",
-                "parameters": [_job_id()],
-                "responses": {"200": status, **_errors(404, 503)},
-            }
-        },
-        "/jobs/{job_id}/results": {
-            "get": {
-                "operationId": "job_results",
-                "tags": jobs,
-                "summary": "A page of a job's finished items in order (?format=jsonl streams them all as JSON lines)",
-                "parameters": [
-                    _job_id(),
-                    _query("offset", {"type": "integer", "minimum": 0, "maximum": 10**9, "default": 0}),
-                    _query("limit", {"type": "integer", "minimum": 0, "maximum": 10_000, "default": 1000}),
-                    _query("format", {"type": "string", "enum": ["json", "jsonl"], "default": "json"}),
-                ],
-                "responses": {
-                    "200": {
-                        "description": "A page (JSON), or every finished item as JSON lines (format=jsonl)",
-                        "content": {
-                            **_json(JobResultsPage),
-                            "application/x-ndjson": {"schema": {"type": "string"}},
-                        },
-                        "links": by_path,
-                    },
-                    **_errors(400, 404, 503),
-                },
-            }
-        },
-    }
+from service.http.route_docs import REF, UNPROCESSABLE, components, json_content, paths
 
 
 def merged(spec: dict[str, Any]) -> dict[str, Any]:
@@ -198,7 +51,7 @@ def merged(spec: dict[str, Any]) -> dict[str, Any]:
     _refer_to_components(spec.get("paths", {}), schemas)
     for path in JSON_APIS:
         for op in out["paths"].get(path, {}).values():
-            op["responses"]["422"] = {"description": UNPROCESSABLE, "content": _json(ErrorBody)}
+            op["responses"]["422"] = {"description": UNPROCESSABLE, "content": json_content(ErrorBody)}
             if "requestBody" in op:  # BentoML leaves it optional; without a body the answer is a 400
                 op["requestBody"]["required"] = True
     _edge_responses(out["paths"])
@@ -274,6 +127,7 @@ _CROSS_FIELD: dict[str, dict[str, Any]] = {
 
 _EDGE = {
     "401": "No API key, or one that is not valid (when ZSC_API_KEYS is set)",
+    "408": "The request's head or body did not arrive in time (ZSC_HEAD_TIMEOUT_S, ZSC_BODY_TIMEOUT_S)",
     "413": "The body is over ZSC_MAX_BODY_MB (ZSC_JOB_MAX_MB for jobs)",
     "415": "The body is not sent as application/json",
     "429": "Over ZSC_MAX_CONCURRENCY in flight, or the key's rate limit; see Retry-After",
@@ -293,7 +147,7 @@ def _edge_responses(paths_: dict[str, Any]) -> None:
                     continue
                 if code == "415" and path not in JSON_APIS:
                     continue
-                op["responses"].setdefault(code, {"description": what, "content": _json(ErrorBody)})
+                op["responses"].setdefault(code, {"description": what, "content": json_content(ErrorBody)})
 
 
 # nested models BentoML's document already has (the /classify request and answer): theirs are kept
