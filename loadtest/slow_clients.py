@@ -17,8 +17,10 @@ When the attack ends the attackers stop sending but keep their sockets for up to
 that only times the gap between two reads (nginx's ``client_body_timeout``) closes them then.
 
 The ordinary client sends a ``/classify`` every ``--every-s`` (a fresh text each time: no cache hit; every
-other request on a fresh connection) for ``--baseline-s`` alone, then during the attack: its answered
-share and p99 during the attack against its own p99 before it. ``zsc_in_flight_limit`` is read from
+other request on a fresh connection) for ``--baseline-s`` alone, then during the attack, then alone again
+once the attackers' connections have ended: its answered share and p99 during the attack against its own
+p99 without it (before and after pooled, so that whatever else the machine does over the run weighs on
+both sides). ``zsc_in_flight_limit`` is read from
 /metrics before and after (``--metrics-url`` when the URL is nginx's). One JSON object on stdout, or into
 ``--out``.
 """
@@ -56,6 +58,9 @@ class Ending:
 class Ordinary:
     statuses: Counter = field(default_factory=Counter)
     latencies_ms: list[float] = field(default_factory=list)  # of the 200s
+
+    def add(self, other: Ordinary) -> Ordinary:
+        return Ordinary(self.statuses + other.statuses, self.latencies_ms + other.latencies_ms)
 
     def summary(self) -> dict:
         sent = sum(self.statuses.values())
@@ -226,6 +231,10 @@ async def attack(
     stop.set()
     endings = await asyncio.gather(*attackers)
     limits_after = in_flight_limits(metrics_url or url)
+    say(f"after: the ordinary client alone again for {baseline_s:g} s")
+    after = Ordinary()
+    await _ordinary(url, every_s, time.monotonic() + baseline_s, rng, after, headers)
+    without = before.add(after).summary()
     by_kind: dict[str, Counter] = {}
     worst: dict[str, float] = {}
     for e in endings:
@@ -238,7 +247,9 @@ async def attack(
         "attack_s": attack_s,
         "before": before.summary(),
         "during": during.summary(),
-        "p99_ratio": _ratio(during.summary()["p99_ms"], before.summary()["p99_ms"]),
+        "after": after.summary(),
+        "without": without,
+        "p99_ratio": _ratio(during.summary()["p99_ms"], without["p99_ms"]),
         "endings": {k: dict(v) for k, v in by_kind.items()},
         "longest_held_s": worst,
         "in_flight_limit_before": limits_before,
@@ -246,7 +257,7 @@ async def attack(
     }
     say(
         f"during the attack: {during.summary()['share_200']} answered 200, p99 {during.summary()['p99_ms']} ms "
-        f"({summary['p99_ratio']}x the {before.summary()['p99_ms']} ms before); endings {summary['endings']}"
+        f"({summary['p99_ratio']}x the {without['p99_ms']} ms without it); endings {summary['endings']}"
     )
     return summary
 

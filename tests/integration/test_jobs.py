@@ -20,7 +20,8 @@ from tests.support.jobs import batch_answers, cancel, delete, results_jsonl, sub
 from tests.support.server import bento_server, redis
 
 pytestmark = pytest.mark.timeout(600)
-TTL_S = 6  # short: one test waits for a job to expire
+TTL_S = 20  # short, as one test waits for a job to expire; long enough for a job queued behind a cancelled one
+# on a loaded machine (the TTL runs from submission until the first chunk is done)
 LABELS = ["sports", "business", "technology", "politics", "billing", "shipping"]
 
 
