@@ -606,6 +606,17 @@ def wordings(question: PredicateQuestion | ChoiceQuestion | ScoreQuestion, model
     return [Wording(tuple(qa_hypothesis(instructions, x, chinese) for x in t), whole=True) for t in texts]
 
 
+def worded_as_answers(question: PredicateQuestion | ChoiceQuestion | ScoreQuestion, model_kind: str) -> bool:
+    """Whether ``wordings`` made this question's options answers to its instructions: then its choice
+    probabilities are to be sharpened by the model's fitted factor (``core.decisions.choice_answer``)."""
+    return (
+        model_kind != "nli"
+        and isinstance(question, ChoiceQuestion)
+        and not is_yes_no(question)
+        and bool(instructions_text(question.instructions))
+    )
+
+
 @dataclass(frozen=True)
 class DecisionLimits:
     """The replica's limits beyond OpenAI's fixed bounds (from its settings, passed by the caller)."""

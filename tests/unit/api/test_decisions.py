@@ -38,6 +38,7 @@ from service.api.decisions import (
     param_path,
     qa_hypothesis,
     refusal_reason,
+    worded_as_answers,
     wordings,
 )
 
@@ -384,6 +385,8 @@ def test_how_each_question_is_worded_for_the_model():
         Wording(("annoyed", "a bit"), whole=True),
         Wording(("angry",), whole=True),
     ]
+    assert [worded_as_answers(q, "embedding") for q in (choice, predicate, score)] == [True, False, False]
+    assert not worded_as_answers(choice, "nli")
     # NLI models: as /classify reads label objects, in the model's template; a statement stays whole
     assert wordings(choice, "nli") == [Wording(("true",), whole=False), Wording(("true", "the string"), whole=False)]
     assert wordings(predicate, "nli") == [Wording(("The customer was charged twice.",), whole=True)]
