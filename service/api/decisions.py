@@ -17,7 +17,7 @@ What the model reads (the rules ``bench/decisions_study.py`` measured; /work/not
 
 - ``input_text``: a string as it is; a list of items: the text of user and assistant messages and of tool
   calls and their outputs, in order, one item per line; system and developer messages are left out (they
-  instruct a generative model; instructions put in front of the text cost an embedding model 3 to 38
+  instruct a generative model; instructions put in front of the text cost e5 3 to 38
   points of accuracy). Images cannot be read: a 400 naming ``input`` (at validation).
 - ``wordings``: a choice as the answer to the question's instructions ("Question: ... / Answer: value",
   "问：... / 答：..." for Chinese options; 0 to +19 points over ``/classify``'s bare labels in all 12
