@@ -33,7 +33,7 @@ class Admit:
             info = request_context.current()
             if info is not None:
                 info.shed = True
-            await send_error(send, refused)
+            await send_error(send, refused, scope["path"])
             return
         leave = self.admission.leave
 
