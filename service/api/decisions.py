@@ -48,6 +48,7 @@ from pydantic import (
     field_validator,
 )
 
+from service.api.classify import NOT_BLANK
 from service.api.validation import public_errors
 from service.core.languages import dominant_script
 
@@ -57,12 +58,34 @@ MIN_CHOICES, MAX_CHOICES = 2, 255
 MIN_LEVELS, MAX_LEVELS = 2, 10
 MAX_SAFETY_IDENTIFIER_CHARS = 128  # "Match Responses' limit": 128 characters
 MAX_JSON_DEPTH, MAX_JSON_VALUES, MAX_JSON_BYTES = 32, 10_000, 256 * 1024
+MAX_STEM_CHARS = 300  # longer instructions are not worded into a choice's options (``question_stem``)
 
 ChoiceValue = StrictStr | StrictBool  # smart union of strict types: JSON true stays a bool, "true" a str
 
 
 def _strict(**kwargs: Any) -> ConfigDict:
     return ConfigDict(extra="forbid", **kwargs)
+
+
+def _optional_string(schema: dict[str, Any]) -> None:
+    """The document's view of a field the SDK types ``str`` but leaves optional: a string, no null default."""
+    schema.pop("default", None)
+
+
+def _not_blank(schema: dict[str, Any]) -> None:
+    for branch in schema.get("anyOf", [schema]):
+        if branch.get("type") == "string":
+            branch["pattern"] = NOT_BLANK
+
+
+def _text_parts_only(schema: dict[str, Any]) -> None:
+    """The document lists no image parts where the input's content goes: the service reads text only (an
+    image there is a 400 naming it, ``input_text``); a question's instructions may show one (a refusal)."""
+    for branch in schema.get("anyOf", []):
+        union = branch.get("items", {})
+        image = union.get("discriminator", {}).get("mapping", {}).pop("input_image", None)
+        if image is not None:
+            union["oneOf"] = [b for b in union["oneOf"] if b.get("$ref") != image]
 
 
 def _no_null(value: Any, info) -> Any:
@@ -157,7 +180,7 @@ class _Message(BaseModel):
 
 class UserMessage(_Message):
     role: Literal["user"]
-    content: StrictStr | list[UserPart]
+    content: StrictStr | list[UserPart] = Field(json_schema_extra=_text_parts_only)
 
 
 class DeveloperMessage(_Message):
@@ -194,7 +217,7 @@ class FunctionCallOutput(BaseModel):
     model_config = _strict()
     type: Literal["function_call_output"]
     call_id: StrictStr
-    output: StrictStr | list[ToolOutputPart]
+    output: StrictStr | list[ToolOutputPart] = Field(json_schema_extra=_text_parts_only)
     id: StrictStr | None = None
     status: Status | None = None
 
@@ -214,7 +237,7 @@ class CustomToolCallOutput(BaseModel):
     model_config = _strict()
     type: Literal["custom_tool_call_output"]
     call_id: StrictStr
-    output: StrictStr | list[ToolOutputPart]
+    output: StrictStr | list[ToolOutputPart] = Field(json_schema_extra=_text_parts_only)
     id: StrictStr | None = None
     status: Status | None = None
 
@@ -258,7 +281,8 @@ Instructions = StrictStr | list[QuestionPart]
 class _Question(BaseModel):
     model_config = _strict()
     instructions: Instructions
-    name: StrictStr = None  # type: ignore[assignment]  # optional, not nullable (the SDK's `name: str`)
+    # optional, not nullable (the SDK's `name: str`)
+    name: StrictStr = Field(None, json_schema_extra=_optional_string)  # type: ignore[assignment]
 
     _name_not_null = field_validator("name", mode="before")(_no_null)
 
@@ -280,7 +304,7 @@ class PredicateQuestion(_Question):
 class Choice(BaseModel):
     model_config = _strict()
     value: ChoiceValue
-    description: StrictStr = None  # type: ignore[assignment]  # optional, not nullable
+    description: StrictStr = Field(None, json_schema_extra=_optional_string)  # type: ignore[assignment]
 
     _description_not_null = field_validator("description", mode="before")(_no_null)
 
@@ -317,8 +341,8 @@ class ChoiceQuestion(_Question):
 
 class Level(BaseModel):
     model_config = _strict()
-    label: StrictStr
-    description: StrictStr = None  # type: ignore[assignment]  # optional, not nullable
+    label: StrictStr = Field(json_schema_extra=_not_blank)
+    description: StrictStr = Field(None, json_schema_extra=_optional_string)  # type: ignore[assignment]
 
     _description_not_null = field_validator("description", mode="before")(_no_null)
 
@@ -381,8 +405,8 @@ class DecisionCreateRequest(BaseModel):
         }
     )
 
-    model: StrictStr
-    input: StrictStr | list[InputItem]
+    model: StrictStr = Field(json_schema_extra=_not_blank)
+    input: StrictStr | list[InputItem] = Field(json_schema_extra=_not_blank)
     questions: list[Question] = Field(json_schema_extra={"minItems": 1, "maxItems": MAX_QUESTIONS})
     prompt_cache_key: StrictStr | None = None  # accepted; the service's cache is keyed by content
     prompt_cache_options: PromptCacheOptions | None = None  # accepted, as above
@@ -567,6 +591,15 @@ def is_chinese(texts: Iterable[str]) -> bool:
     return dominant_script(" ".join(texts))[0] == "CJK"
 
 
+def question_stem(question: ChoiceQuestion) -> str:
+    """The instructions a choice's options are worded as answers to (``qa_hypothesis``): empty when there
+    are none, or when they are longer than ``MAX_STEM_CHARS``. Instructions that long are a prompt, not a
+    question (the study measured stems of 10-40 characters); put around every option, they would push the
+    option itself out of the model's window, and every choice would read the same."""
+    text = instructions_text(question.instructions) or ""
+    return text if len(text) <= MAX_STEM_CHARS else ""
+
+
 def qa_hypothesis(instructions: str, answer: str, chinese: bool) -> str:
     """An option as the answer to the question's instructions. Measured on choice questions with an embedding
     model, this is how instructions help (0 to +19 points on every set and instruction, 12 cases), where
@@ -600,8 +633,8 @@ def wordings(question: PredicateQuestion | ChoiceQuestion | ScoreQuestion, model
     texts = [option_texts(o) for o in options]
     if model_kind == "nli":
         return [Wording(t, whole=False) for t in texts]
-    instructions = instructions_text(question.instructions) or ""
-    if isinstance(question, ScoreQuestion) or not instructions:
+    instructions = question_stem(question) if isinstance(question, ChoiceQuestion) else ""
+    if not instructions:
         return [Wording(t, whole=True) for t in texts]
     chinese = is_chinese(x for t in texts for x in t)
     return [Wording(tuple(qa_hypothesis(instructions, x, chinese) for x in t), whole=True) for t in texts]
@@ -614,7 +647,7 @@ def worded_as_answers(question: PredicateQuestion | ChoiceQuestion | ScoreQuesti
         model_kind != "nli"
         and isinstance(question, ChoiceQuestion)
         and not is_yes_no(question)
-        and bool(instructions_text(question.instructions))
+        and bool(question_stem(question))
     )
 
 
@@ -644,17 +677,35 @@ def limit_problem(
     """(param, message) for a valid request over this replica's limits (OpenAI's 400 envelope carries
     both), or None. Questions the service refuses add no pairs."""
     if limits.max_text_chars is not None:
+        most = limits.max_text_chars
         n = len(input_text(request.input))
-        if n > limits.max_text_chars:
-            return "input", f"input has {n} characters to read; this service takes up to {limits.max_text_chars}"
+        if n > most:
+            return "input", f"input has {n} characters to read; this service takes up to {most} (ZSC_MAX_TEXT_CHARS)"
+        for param, text in _question_texts(request):
+            if len(text) > most:
+                return (
+                    param,
+                    f"{param} has {len(text)} characters; this service takes up to {most} (ZSC_MAX_TEXT_CHARS)",
+                )
     pairs_ = pairs(request, model_kind, cohort)
     if pairs_ > limits.max_pairs:
         return (
             "questions",
             f"the questions need {pairs_} (input, phrasing) pairs; this service takes up to {limits.max_pairs} per "
-            "request: send fewer questions, choices or levels per request",
+            "request (ZSC_MAX_PAIRS_PER_REQUEST): send fewer questions, choices or levels per request",
         )
     return None
+
+
+def _question_texts(request: DecisionCreateRequest) -> Iterable[tuple[str, str]]:
+    """(param, text) of every question's instructions and options: what the model reads besides the input."""
+    for i, q in enumerate(request.questions):
+        yield f"questions[{i}].instructions", instructions_text(q.instructions) or ""
+        options = q.choices if isinstance(q, ChoiceQuestion) else q.levels if isinstance(q, ScoreQuestion) else []
+        field = "choices" if isinstance(q, ChoiceQuestion) else "levels"
+        for j, option in enumerate(options):
+            for text in option_texts(option):
+                yield f"questions[{i}].{field}[{j}]", text
 
 
 # the tags pydantic puts in a path after a list position to say which branch of a union it tried, by the
@@ -681,16 +732,18 @@ def param_path(loc: Iterable[str | int]) -> str | None:
     return out or None
 
 
-def error_body(exc: ValidationError) -> dict[str, Any]:
-    """A validation error as OpenAI's envelope: the first mistake's message and its path, with how many
-    more there are."""
-    errors = public_errors(exc.errors()) or [{"loc": [], "msg": str(exc)}]
+def first_problem(exc: ValidationError) -> tuple[str | None, str]:
+    """(param, message) of a validation error, as OpenAI's error envelope carries them: the first mistake's
+    path and what to fix, with how many more there are."""
+    errors = public_errors(exc.errors(include_url=False)) or [{"loc": [], "msg": str(exc)}]
     first = errors[0]
     param = param_path(first["loc"])
     message = f"{param}: {first['msg']}" if param else first["msg"]
+    if param is None and first.get("type") == "model_type":
+        message = 'the body is not a JSON object: send {"model", "input", "questions"}'
     if len(errors) > 1:
         message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
-    return {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": None}}
+    return param, message
 
 
 def _json_size(data: Any, depth: int = 0) -> tuple[int, int]:
