@@ -760,18 +760,23 @@ def _json_size(data: Any, depth: int = 0) -> tuple[int, int]:
 # -- the answer -----------------------------------------------------------------------------------------
 # ``name`` has no default: it is always written, null when the question had none (the SDK's tool runner and
 # langchain-openai read it from every answer). The HTTP layer must not drop None fields when serialising.
-class PredicateAnswer(BaseModel):
+# Every field is written, so the document calls every field of an answer required (``_Written``).
+class _Written(BaseModel):
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+
+class PredicateAnswer(_Written):
     type: Literal["predicate"] = "predicate"
     name: str | None
     probability: float = Field(ge=0, le=1)
 
 
-class ChoiceProbability(BaseModel):
+class ChoiceProbability(_Written):
     value: ChoiceValue
     probability: float = Field(ge=0, le=1)
 
 
-class ChoiceAnswer(BaseModel):
+class ChoiceAnswer(_Written):
     type: Literal["choice"] = "choice"
     name: str | None
     choice: ChoiceValue
@@ -779,13 +784,13 @@ class ChoiceAnswer(BaseModel):
     probabilities: list[ChoiceProbability]  # every choice, in the order they were given
 
 
-class ScoreProbability(BaseModel):
+class ScoreProbability(_Written):
     value: int  # the level's index, from 0
     label: str
     probability: float = Field(ge=0, le=1)
 
 
-class ScoreAnswer(BaseModel):
+class ScoreAnswer(_Written):
     type: Literal["score"] = "score"
     name: str | None
     score: float  # the expected level index
@@ -793,7 +798,7 @@ class ScoreAnswer(BaseModel):
     probabilities: list[ScoreProbability]  # every level, lowest first
 
 
-class RefusalAnswer(BaseModel):
+class RefusalAnswer(_Written):
     """The service declined this question (e.g. its instructions show an image); the others are answered."""
 
     type: Literal["refusal"] = "refusal"
@@ -803,16 +808,16 @@ class RefusalAnswer(BaseModel):
 Answer = Annotated[PredicateAnswer | ChoiceAnswer | ScoreAnswer | RefusalAnswer, Field(discriminator="type")]
 
 
-class InputTokensDetails(BaseModel):
+class InputTokensDetails(_Written):
     cached_tokens: int  # of input_tokens, those whose model rows came from the cache
     cache_write_tokens: int  # of input_tokens, those computed now and stored in the cache
 
 
-class OutputTokensDetails(BaseModel):
+class OutputTokensDetails(_Written):
     reasoning_tokens: int = 0
 
 
-class Usage(BaseModel):
+class Usage(_Written):
     input_tokens: int  # the tokens the model read: every window of the input and every hypothesis
     input_tokens_details: InputTokensDetails
     output_tokens: int = 0  # a classifier writes nothing
@@ -828,20 +833,20 @@ class Usage(BaseModel):
         )
 
 
-class Decision(BaseModel):
+class Decision(_Written):
     answers: list[Answer]  # in question order
     model: str  # the served model's tag
     usage: Usage
 
 
 # -- GET /v1/models: the SDK's SyncPage[Model] --------------------------------------------------------------
-class ModelObject(BaseModel):
+class ModelObject(_Written):
     id: str
     object: Literal["model"] = "model"
     created: int  # Unix seconds
     owned_by: str
 
 
-class ModelList(BaseModel):
+class ModelList(_Written):
     object: Literal["list"] = "list"
     data: list[ModelObject]

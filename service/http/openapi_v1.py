@@ -40,7 +40,20 @@ def components() -> dict[str, Any]:
     _, top = models_json_schema(MODELS, ref_template=REF)
     schemas = top["$defs"]
     schemas.pop("InputImage", None)  # only in input parts, which the document lists without it
-    return schemas
+    return _enums(schemas)
+
+
+def _enums(schema: Any) -> Any:
+    """JSON Schema's ``const`` (pydantic's Literal) as a one-value ``enum``: the document is OpenAPI 3.0,
+    which has no ``const``, and a reader that ignores it would find every answer a refusal too."""
+    if isinstance(schema, dict):
+        out = {k: _enums(v) for k, v in schema.items() if k != "const"}
+        if "const" in schema:
+            out["enum"] = [schema["const"]]
+        return out
+    if isinstance(schema, list):
+        return [_enums(v) for v in schema]
+    return schema
 
 
 def error_schema() -> dict[str, Any]:
