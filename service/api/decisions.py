@@ -31,6 +31,7 @@ What the model reads (the rules ``bench/decisions_study.py`` measured; /work/not
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -588,7 +589,13 @@ def option_texts(option: Choice | Level) -> tuple[str, ...]:
 def is_chinese(texts: Iterable[str]) -> bool:
     """Whether a question's options are written in Chinese (Han characters), which picks the question /
     answer wrapper's language: the wrapper frames the answer."""
-    return dominant_script(" ".join(texts))[0] == "CJK"
+    return _chinese(" ".join(texts))
+
+
+@functools.lru_cache(maxsize=4096)
+def _chinese(text: str) -> bool:
+    # a question's options come again and again, and counting scripts costs ~0.1 ms per question
+    return text.isascii() is False and dominant_script(text)[0] == "CJK"
 
 
 def question_stem(question: ChoiceQuestion) -> str:
@@ -672,10 +679,15 @@ def pairs(request: DecisionCreateRequest, model_kind: str, cohort: int = 0) -> i
 
 
 def limit_problem(
-    request: DecisionCreateRequest, limits: DecisionLimits, model_kind: str = "embedding", cohort: int = 0
+    request: DecisionCreateRequest,
+    limits: DecisionLimits,
+    model_kind: str = "embedding",
+    cohort: int = 0,
+    needed: int | None = None,
 ) -> tuple[str, str] | None:
     """(param, message) for a valid request over this replica's limits (OpenAI's 400 envelope carries
-    both), or None. Questions the service refuses add no pairs."""
+    both), or None. Questions the service refuses add no pairs. ``needed``: the pairs, when the caller has
+    counted them already (its classifications built)."""
     if limits.max_text_chars is not None:
         most = limits.max_text_chars
         n = len(input_text(request.input))
@@ -687,7 +699,7 @@ def limit_problem(
                     param,
                     f"{param} has {len(text)} characters; this service takes up to {most} (ZSC_MAX_TEXT_CHARS)",
                 )
-    pairs_ = pairs(request, model_kind, cohort)
+    pairs_ = pairs(request, model_kind, cohort) if needed is None else needed
     if pairs_ > limits.max_pairs:
         return (
             "questions",

@@ -73,6 +73,11 @@ class Asked:
     at: list[int | None]  # per question, the request answering it (None: refused)
     cohort_at: int | None  # the request scoring the cohort statements (t-norm predicates), if any
 
+    @property
+    def pairs(self) -> int:
+        """(input, phrasing) pairs before the input is split into windows (``api.decisions.pairs``)."""
+        return sum(len(label.hypothesis or label.description) for r in self.requests for label in r.labels)
+
 
 class Decisions:
     """Decision requests answered by the models a replica serves (or their aliases, ``ZSC_MODEL_ALIASES``)."""
@@ -119,11 +124,11 @@ class Decisions:
         spec = served.spec
         calibration = calibration_for(spec, self.calibrations)
         cohort = calibration.cohort if calibration is not None and calibration.on == "t-norm" else ()
-        problem = limit_problem(request, self.limits, spec.kind, len(cohort))
+        asked = ask(request, served.name, spec.kind, cohort)  # bounded by the body's size; checked next
+        problem = limit_problem(request, self.limits, needed=asked.pairs)
         if problem is not None:
             param, message = problem
             raise InvalidRequest(message, param=param)
-        asked = ask(request, served.name, spec.kind, cohort)
         if not asked.requests:  # every question refused: nothing to read
             refused = answers_of(request, asked, [], served)
             return Decision(answers=refused, model=served.tag, usage=Usage.of(0, 0, 0)), "miss"
@@ -186,7 +191,9 @@ def answers_of(
     calibration: PredicateCalibration | None = None,
     sharpen: float = 1.0,
 ) -> list[Answer]:
-    """Each question's answer from its classification's scores (``results`` in ``asked.requests`` order)."""
+    """Each question's answer from its classification's scores (``results`` in ``asked.requests`` order).
+    Built without validation (``model_construct``): every number comes from ``core.decisions``, in [0, 1]
+    by construction, and the values are the request's own, validated already."""
     cohort = _in_order(results[asked.cohort_at]) if asked.cohort_at is not None else None
     out: list[Answer] = []
     for question, at in zip(request.questions, asked.at):
@@ -203,12 +210,13 @@ def answers_of(
         else:
             result = score_answer(scores)
             levels = [
-                ScoreProbability(value=i, label=level.label, probability=p)
+                ScoreProbability.model_construct(value=i, label=level.label, probability=p)
                 for i, (level, p) in enumerate(zip(question.levels, result.probabilities))
             ]
-            out.append(
-                ScoreAnswer(name=question.name, score=result.score, confidence=result.confidence, probabilities=levels)
+            score = ScoreAnswer.model_construct(
+                name=question.name, score=result.score, confidence=result.confidence, probabilities=levels
             )
+            out.append(score)
     return out
 
 
@@ -218,7 +226,7 @@ def _is_predicate(question: Question) -> bool:
 
 def _predicate_answer(question: Question, p: float) -> Answer:
     if isinstance(question, PredicateQuestion):
-        return PredicateAnswer(name=question.name, probability=p)
+        return PredicateAnswer.model_construct(name=question.name, probability=p)
     # a true/false choice judged as the predicate "the instructions hold"
     return _choice_answer(question, [p if c.value else 1.0 - p for c in question.choices], 1.0)
 
@@ -226,8 +234,10 @@ def _predicate_answer(question: Question, p: float) -> Answer:
 def _choice_answer(question: ChoiceQuestion, scores: Sequence[float], sharpen: float) -> ChoiceAnswer:
     values = [c.value for c in question.choices]
     result = choice_answer(values, scores, sharpen)
-    probabilities = [ChoiceProbability(value=v, probability=p) for v, p in zip(values, result.probabilities)]
-    return ChoiceAnswer(
+    probabilities = [
+        ChoiceProbability.model_construct(value=v, probability=p) for v, p in zip(values, result.probabilities)
+    ]
+    return ChoiceAnswer.model_construct(
         name=question.name, choice=result.choice, confidence=result.confidence, probabilities=probabilities
     )
 

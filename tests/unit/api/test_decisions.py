@@ -509,3 +509,29 @@ def test_yes_no_question_class():
         .value
         is True
     )
+
+
+def test_a_prompt_long_instruction_is_not_worded_into_every_option():
+    stem = "Which team should handle this message?"
+    short = parse(with_question(instructions=stem, choices=[{"value": "billing"}, {"value": "shipping"}]))
+    assert wordings(short.questions[0], "embedding")[0].phrasings == (qa_hypothesis(stem, "billing", False),)
+    prompt = "You are a support lead. " * 20 + stem  # a prompt, not a question: over 300 characters
+    long = parse(with_question(instructions=prompt, choices=[{"value": "billing"}, {"value": "shipping"}]))
+    assert wordings(long.questions[0], "embedding") == [Wording(("billing",), True), Wording(("shipping",), True)]
+    assert not worded_as_answers(long.questions[0], "embedding") and worded_as_answers(short.questions[0], "embedding")
+
+
+def test_what_the_model_reads_is_bounded_by_the_replicas_text_limit():
+    long_option = with_question(choices=[{"value": "a"}, {"value": "b", "description": "x" * 50}])
+    param, message = limit_problem(parse(long_option), DecisionLimits(max_pairs=100, max_text_chars=40))
+    assert param == "questions[0].choices[1]" and "ZSC_MAX_TEXT_CHARS" in message
+    param, message = limit_problem(parse(SDK_BODY), DecisionLimits(max_pairs=7))
+    assert "ZSC_MAX_PAIRS_PER_REQUEST" in message
+
+
+def test_a_body_that_is_not_an_object_is_told_so_in_the_apis_words():
+    for body in (b"[]", b"42", b'"x"'):
+        with pytest.raises(ValidationError) as info:
+            DecisionCreateRequest.model_validate_json(body)
+        param, message = first_problem(info.value)
+        assert param is None and message.startswith("the body is not a JSON object") and "Decision" not in message

@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from service.api.decisions import DecisionCreateRequest, DecisionLimits
+from service.api.decisions import DecisionCreateRequest, DecisionLimits, pairs
 from service.build import build
 from service.core.decisions import PredicateCalibration, predicate_probability
 from service.errors import InvalidRequest, ModelNotFound
@@ -104,6 +104,7 @@ def test_a_t_norm_calibration_scores_the_cohort_once_per_request(components):
     decisions = Decisions(components.models, {}, DecisionLimits(4096, 10000), table)
     asked = ask(request(), served.name, served.spec.kind, COHORT)
     assert asked.cohort_at == 4 and asked.requests[4].multi_label and len(asked.requests[4].labels) == 3
+    assert asked.pairs == pairs(request(), served.spec.kind, cohort=3)  # what the limit is checked against
 
     async def both():
         return await decisions.decide(request()), await components.models.classify(asked.requests)
