@@ -592,10 +592,16 @@ def is_chinese(texts: Iterable[str]) -> bool:
     return _chinese(" ".join(texts))
 
 
-@functools.lru_cache(maxsize=4096)
 def _chinese(text: str) -> bool:
+    if text.isascii():
+        return False
     # a question's options come again and again, and counting scripts costs ~0.1 ms per question
-    return text.isascii() is False and dominant_script(text)[0] == "CJK"
+    return _chinese_remembered(text) if len(text) <= 2048 else dominant_script(text)[0] == "CJK"
+
+
+@functools.lru_cache(maxsize=4096)
+def _chinese_remembered(text: str) -> bool:
+    return dominant_script(text)[0] == "CJK"
 
 
 def question_stem(question: ChoiceQuestion) -> str:
@@ -679,34 +685,36 @@ def pairs(request: DecisionCreateRequest, model_kind: str, cohort: int = 0) -> i
 
 
 def limit_problem(
-    request: DecisionCreateRequest,
-    limits: DecisionLimits,
-    model_kind: str = "embedding",
-    cohort: int = 0,
-    needed: int | None = None,
+    request: DecisionCreateRequest, limits: DecisionLimits, model_kind: str = "embedding", cohort: int = 0
 ) -> tuple[str, str] | None:
     """(param, message) for a valid request over this replica's limits (OpenAI's 400 envelope carries
-    both), or None. Questions the service refuses add no pairs. ``needed``: the pairs, when the caller has
-    counted them already (its classifications built)."""
-    if limits.max_text_chars is not None:
-        most = limits.max_text_chars
-        n = len(input_text(request.input))
-        if n > most:
-            return "input", f"input has {n} characters to read; this service takes up to {most} (ZSC_MAX_TEXT_CHARS)"
-        for param, text in _question_texts(request):
-            if len(text) > most:
-                return (
-                    param,
-                    f"{param} has {len(text)} characters; this service takes up to {most} (ZSC_MAX_TEXT_CHARS)",
-                )
-    pairs_ = pairs(request, model_kind, cohort) if needed is None else needed
-    if pairs_ > limits.max_pairs:
-        return (
-            "questions",
-            f"the questions need {pairs_} (input, phrasing) pairs; this service takes up to {limits.max_pairs} per "
-            "request (ZSC_MAX_PAIRS_PER_REQUEST): send fewer questions, choices or levels per request",
-        )
+    both), or None. Questions the service refuses add no pairs."""
+    return text_problem(request, limits) or pairs_problem(pairs(request, model_kind, cohort), limits)
+
+
+def text_problem(request: DecisionCreateRequest, limits: DecisionLimits) -> tuple[str, str] | None:
+    """The input, or an instruction or option, longer than the replica reads (cheap: checked first)."""
+    if limits.max_text_chars is None:
+        return None
+    most = limits.max_text_chars
+    n = len(input_text(request.input))
+    if n > most:
+        return "input", f"input has {n} characters to read; this service takes up to {most} (ZSC_MAX_TEXT_CHARS)"
+    for param, text in _question_texts(request):
+        if len(text) > most:
+            return param, f"{param} has {len(text)} characters; this service takes up to {most} (ZSC_MAX_TEXT_CHARS)"
     return None
+
+
+def pairs_problem(needed: int, limits: DecisionLimits) -> tuple[str, str] | None:
+    """``needed`` (input, phrasing) pairs over ``ZSC_MAX_PAIRS_PER_REQUEST``."""
+    if needed <= limits.max_pairs:
+        return None
+    return (
+        "questions",
+        f"the questions need {needed} (input, phrasing) pairs; this service takes up to {limits.max_pairs} per "
+        "request (ZSC_MAX_PAIRS_PER_REQUEST): send fewer questions, choices or levels per request",
+    )
 
 
 def _question_texts(request: DecisionCreateRequest) -> Iterable[tuple[str, str]]:

@@ -45,8 +45,9 @@ from service.api.decisions import (
     Wording,
     input_text,
     is_yes_no,
-    limit_problem,
+    pairs_problem,
     refusal_reason,
+    text_problem,
     worded_as_answers,
     wordings,
 )
@@ -124,8 +125,10 @@ class Decisions:
         spec = served.spec
         calibration = calibration_for(spec, self.calibrations)
         cohort = calibration.cohort if calibration is not None and calibration.on == "t-norm" else ()
-        asked = ask(request, served.name, spec.kind, cohort)  # bounded by the body's size; checked next
-        problem = limit_problem(request, self.limits, needed=asked.pairs)
+        problem = text_problem(request, self.limits)  # first: the wording below reads every text
+        if problem is None:
+            asked = ask(request, served.name, spec.kind, cohort)
+            problem = pairs_problem(asked.pairs, self.limits)
         if problem is not None:
             param, message = problem
             raise InvalidRequest(message, param=param)
@@ -168,7 +171,7 @@ def classification(text: str, options: Sequence[Wording], model: str, multi_labe
     """A /classify request built from parts already validated (the decision request's): OpenAI's bounds on
     choices and instructions are not /classify's (255 choices; a question's instructions in every phrasing),
     so it is constructed, not validated against ``ZSC_MAX_LABELS`` and the phrasing limits; the work it
-    costs is bounded by ``ZSC_MAX_PAIRS_PER_REQUEST`` (``limit_problem``, then the pipeline's own check)."""
+    costs is bounded by ``ZSC_MAX_PAIRS_PER_REQUEST`` (``pairs_problem``, then the pipeline's own check)."""
     labels = [
         LabelObject.model_construct(
             name=str(i),
