@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Smoke-test a built image with podman (or docker): size, non-root, PID 1, /readyz, /classify, graceful drain.
+"""Smoke-test a built image with podman (or docker): size, non-root, PID 1, /readyz, /classify, a calibrated
+predicate (/v1/decisions), graceful drain.
 
     build/smoke.py [IMAGE] [--max-size-mb 1500] [--mount-models DIR [--hide-baked-models]] [--read-only]
                    [--api-key KEY] [--json OUT]
@@ -75,6 +76,22 @@ def http(method: str, url: str, body: object | None = None, timeout: float = 60)
 def check(cond: bool, message: str) -> None:
     if not cond:
         raise SmokeError(message)
+
+
+def calibrated_predicate(url: str, model: str) -> dict[str, float]:
+    """A predicate through POST /v1/decisions is answered with the model's fitted calibration, packed with the
+    service (service/core/predicate_calibration.json): its probability is not the uncalibrated pairwise score
+    that /classify gives the same statement as its only label."""
+    text, statement = CASES[0][0], "This text is about sports."
+    body = {"model": model, "input": text, "questions": [{"type": "predicate", "instructions": statement}]}
+    status, out = http("POST", url + "/v1/decisions", body)
+    check(status == 200, f"/v1/decisions answered {status}: {out}")
+    probability = out["answers"][0]["probability"]
+    label = {"name": "s", "hypothesis": statement}
+    status, raw = http("POST", url + "/classify", {"text": text, "labels": [label], "truncation": "chunk"})
+    check(status == 200, f"/classify answered {status}: {raw}")
+    check(abs(probability - raw["scores"][0]) > 1e-3, f"the predicate is uncalibrated ({probability}): not packed?")
+    return {"probability": round(probability, 4), "uncalibrated": round(raw["scores"][0], 4)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         summary["model"] = out["model"]
         status, out = http("POST", url + "/classify", {"text": "", "labels": ["a"]})
         check(status == 400, f"an empty text must get 400, got {status}")
+        summary["predicate"] = calibrated_predicate(url, str(summary["model"]))
         status, page = http("GET", url + "/ui/")
         check(status == 200 and "Zero-shot classifier" in str(page), f"/ui/ answered {status}: the page is not packed")
         status, job = http("POST", url + "/jobs", {"texts": [CASES[0][0]], "labels": CASES[0][1]})

@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from service.admission.gate import Admission
+from service.api.decisions import DecisionLimits
 from service.api.limits import RequestLimits
 from service.backends import load_backend
 from service.config import Settings
+from service.core.decisions import calibration_for, load_calibrations
 from service.core.model_spec import ModelSpec, StoredModel
 from service.engine.batcher import AdaptiveBatcher, Queue
 from service.engine.engine import Engine
@@ -40,6 +42,7 @@ from service.jobs.worker import JobWorker, WorkerConfig
 from service.obs import metrics
 from service.obs.memory import resident_mb
 from service.pipeline.cache import LocalTier, RedisTier
+from service.pipeline.decisions import Decisions
 from service.pipeline.label_sets import LabelSet, load_dir
 from service.pipeline.pipeline import Pipeline
 from service.pipeline.registry import ModelRegistry, ServedModel
@@ -67,6 +70,7 @@ class Components:
     redis: RedisTier | None = None  # the shared cache tier: one client for every model (keys name the revision)
     model_manager: ModelManager | None = None  # models loaded, replaced and unloaded while serving
     activity: ClusterActivity | None = None  # this process's interactive activity in the jobs Redis
+    decisions: Decisions | None = None  # OpenAI's Decisions API on the served models (POST /v1/decisions)
     _tasks: list[asyncio.Task] = field(default_factory=list)
 
     @property
@@ -121,7 +125,17 @@ def build(
     registry = ModelRegistry(served, label_sets, admission or Admission.from_settings(s))
     manager = ModelManager(s, registry, lambda stored: _served_model(s, stored, queue, redis, label_sets), find_stored)
     jobs, activity = _jobs(s, registry)
-    return Components(s, registry, label_sets, jobs, redis, manager, activity)
+    return Components(s, registry, label_sets, jobs, redis, manager, activity, _decisions(s, registry))
+
+
+def _decisions(s: Settings, models: ModelRegistry) -> Decisions:
+    calibrations = load_calibrations()
+    for model in models.served:
+        calibration = calibration_for(model.spec, calibrations)
+        fitted = f"{calibration.on} calibration" if calibration is not None else "no calibration (uncalibrated)"
+        log.info("decisions: %s answers predicates with %s", model.name, fitted)
+    limits = DecisionLimits(s.max_pairs_per_request, s.max_text_chars)
+    return Decisions(models, s.aliases(), limits, calibrations)
 
 
 def _served_model(
@@ -163,7 +177,7 @@ def _served_model(
     pipeline = Pipeline(model.tag, spec, engine.tokenizer, scorer, label_sets, RequestLimits.from_settings(s))
     used = max(0.0, resident_mb() - before)  # the collector may give back more than a small model takes
     log.info("serving %s: %.0f MB resident", model.tag, used)
-    return ServedModel(name, model.tag, spec, pipeline, used, ModelComponents(engine, batcher, scorer))
+    return ServedModel(name, model.tag, spec, pipeline, used, ModelComponents(engine, batcher, scorer), model.created)
 
 
 def _jobs(s: Settings, models: ModelRegistry) -> tuple[JobManager, ClusterActivity | None]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -60,6 +61,14 @@ class Settings:
         "A file listing the models to serve (one tag per line, the default first; a ConfigMap on Kubernetes), "
         "re-read when it changes: models are loaded, replaced (a new version) and unloaded to match, with no "
         "failed request. Empty = the models are fixed at start-up (or changed through the admin API).",
+        default="",
+    )
+    model_aliases: str = _doc(
+        'Other names for served models, "alias=model[,alias=model...]" (e.g. gpt-6-luna=multilingual-e5-small): '
+        "a request's model (POST /v1/decisions, GET /v1/models) may name the alias, so code written for another "
+        "provider runs with only its base URL changed. An alias of a model this replica does not serve stops it at "
+        "start-up (unless ZSC_MODELS_FILE decides the models); one whose model is unloaded later answers 404. "
+        "Empty = none.",
         default="",
     )
     admin_keys: str = _doc(
@@ -387,13 +396,48 @@ class Settings:
                 f"ZSC_BODY_BUFFER_MB ({self.body_buffer_mb}) must be at least ZSC_MAX_BODY_MB ({self.max_body_mb}) and "
                 f"ZSC_JOB_MAX_MB ({self.job_max_mb}): a body that size could never be received"
             )
+        self._check_aliases()
         if self.batches_in_flight > 4:
             raise ValueError("ZSC_BATCHES_IN_FLIGHT must be at most 4: more only queues work and memory")
+
+    def _check_aliases(self) -> None:
+        served = self.served_models()
+        names = {m.split(":")[0] for m in served}
+        seen: set[str] = set()
+        for entry in (e.strip() for e in self.model_aliases.split(",")):
+            if not entry:
+                continue
+            alias, eq, model = (x.strip() for x in entry.partition("="))
+            if not eq or not alias or not model:
+                raise ValueError(
+                    f"ZSC_MODEL_ALIASES: {entry!r} is not alias=model (e.g. gpt-6-luna=multilingual-e5-small)"
+                )
+            if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}", alias):
+                raise ValueError(f"ZSC_MODEL_ALIASES: {alias!r} is not a name (letters, digits, '_', '.', ':', '-')")
+            if alias in seen:
+                raise ValueError(f"ZSC_MODEL_ALIASES names the alias {alias!r} twice")
+            seen.add(alias)
+            if alias in names or alias in served or alias == "auto":
+                raise ValueError(f"ZSC_MODEL_ALIASES: {alias!r} is already the name of a model: choose another alias")
+            if not self.models_file and model not in served and model.split(":")[0] not in names:
+                raise ValueError(
+                    f"ZSC_MODEL_ALIASES: {alias!r} names {model!r}, which this replica does not serve "
+                    f"(ZSC_MODELS / ZSC_MODEL: {', '.join(served)})"
+                )
 
     def served_models(self) -> list[str]:
         """The models this replica serves, the default first: ZSC_MODELS, else ZSC_MODEL."""
         listed = [m.strip() for m in self.models.split(",") if m.strip()]
         return listed or [self.model]
+
+    def aliases(self) -> dict[str, str]:
+        """ZSC_MODEL_ALIASES as {alias: model}, in the order given (``check`` has validated it)."""
+        out = {}
+        for entry in (e.strip() for e in self.model_aliases.split(",")):
+            if entry:
+                alias, _, model = entry.partition("=")
+                out[alias.strip()] = model.strip()
+        return out
 
     def keys_from_env(self) -> list[str]:
         return [k.strip() for k in self.api_keys.split(",") if k.strip()]

@@ -15,9 +15,12 @@ class ServiceError(Exception):
     error_type: ClassVar[str]
     message: ClassVar[str] = ""  # errors that always say the same thing
     retry_after_s: int | None = None  # when to come back, for the errors that say (Retry-After)
+    param: str | None = None  # the request field it is about, when one is (OpenAI's error envelope names it)
 
-    def __init__(self, message: str | None = None) -> None:
+    def __init__(self, message: str | None = None, *, param: str | None = None) -> None:
         super().__init__(message or self.message)
+        if param is not None:
+            self.param = param
 
     def body(self) -> dict[str, str]:
         return {"error": str(self), "error_type": self.error_type}
@@ -42,6 +45,7 @@ class LabelSetNotFound(ServiceError):
     """A request names a label set the service does not hold."""
 
     error_type = "label_set_not_found"
+    param = "label_set"
 
     def __init__(self, name: str, available: list[str]) -> None:
         have = ", ".join(sorted(available)) if available else "none (ZSC_LABEL_SETS is not set or empty)"
@@ -52,9 +56,10 @@ class ModelNotFound(ServiceError):
     """A request names a model this replica does not serve (ZSC_MODELS)."""
 
     error_type = "model_not_found"
+    param = "model"
 
-    def __init__(self, name: str, available: list[str]) -> None:
-        super().__init__(f"unknown model {name!r}; this replica serves: {', '.join(available)} (GET /models)")
+    def __init__(self, name: str, available: list[str], listed_at: str = "GET /models") -> None:
+        super().__init__(f"unknown model {name!r}; this replica serves: {', '.join(available)} ({listed_at})")
 
 
 class NotInStore(ModelNotFound):
@@ -173,6 +178,16 @@ class NoRoute(ServiceError):
 
     def __init__(self, method: str, path: str) -> None:
         super().__init__(f"no such endpoint: {method} {path!r}; the API is described at /openapi.json")
+
+
+class MethodNotAllowed(ServiceError):
+    """A path the API has, asked with a method it does not take (``allow``: the ones it takes)."""
+
+    error_type = "method_not_allowed"
+
+    def __init__(self, method: str, path: str, allow: str) -> None:
+        self.allow = allow
+        super().__init__(f"{path!r} does not take {method}; it takes {allow}")
 
 
 class UnsupportedMediaType(ServiceError):

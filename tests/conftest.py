@@ -74,11 +74,17 @@ ENGLISH = "all-minilm-l6-v2"
 SHIPPED_SETS = ROOT / "deploy" / "k8s" / "components" / "label-sets" / "sets"
 
 
+# the name OpenAI's Decisions API takes (the SDK's docstring: "Only `gpt-6-luna` is supported")
+ALIAS = "gpt-6-luna"
+
+
 @pytest.fixture(scope="session")
 def default_server(store_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory):
-    """The default model as `make serve` runs it, holding the shipped example label set."""
+    """The default model as `make serve` runs it, holding the shipped example label set, and answering to
+    OpenAI's model name too (ZSC_MODEL_ALIASES)."""
     log = tmp_path_factory.mktemp("logs") / "default_server.log"
-    with bento_server({**store_env, "ZSC_LABEL_SETS": str(SHIPPED_SETS)}, log) as url:
+    env = {**store_env, "ZSC_LABEL_SETS": str(SHIPPED_SETS), "ZSC_MODEL_ALIASES": f"{ALIAS}=multilingual-e5-small"}
+    with bento_server(env, log) as url:
         yield url
 
 
@@ -153,8 +159,8 @@ def nli_servers(tiny_models, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def keyed_server(tiny_models, tmp_path_factory):
-    """A tiny NLI model behind two API keys (a rotation), JSON logs and a 1 MB body bound: the edge tests
-    and the fuzzer; yields (url, log path)."""
+    """A tiny NLI model behind two API keys (a rotation), JSON logs, a 1 MB body bound and an alias: the
+    edge tests and the fuzzer; yields (url, log path)."""
     log = tmp_path_factory.mktemp("keyed") / "keyed.log"
     env = {
         **tiny_models,
@@ -163,6 +169,7 @@ def keyed_server(tiny_models, tmp_path_factory):
         "ZSC_API_KEYS": ",".join(KEYS),
         "ZSC_LOG_FORMAT": "json",
         "ZSC_MAX_BODY_MB": "1",
+        "ZSC_MODEL_ALIASES": f"{ALIAS}=tiny-hf",
     }
     with bento_server(env, log) as url:
         yield url, log

@@ -48,3 +48,19 @@ class ServedModels(BaseModel):
 class ErrorBody(BaseModel):
     error: str = Field(description="What went wrong and what to change.")
     error_type: str
+
+
+class OpenAIError(BaseModel):
+    message: str = Field(description="What went wrong and what to change.")
+    type: str = Field(
+        description="invalid_request_error (400, 404, 405, 408, 413, 415, 431), authentication_error (401), "
+        "permission_error (403), rate_limit_error (429), server_error (5xx)."
+    )
+    param: str | None = Field(description="The request field at fault (e.g. questions[0].choices), when one is.")
+    code: str | None = Field(description="The service's error type (e.g. model_not_found, invalid_api_key).")
+
+
+class OpenAIErrorBody(BaseModel):
+    """Every error under /v1, in OpenAI's envelope (what its SDK reads into its exceptions)."""
+
+    error: OpenAIError

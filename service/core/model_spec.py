@@ -83,3 +83,4 @@ class StoredModel:
     tag: str
     path: Path
     metadata: Mapping[str, Any]
+    created: int = 0  # when it was put in the store, Unix seconds (0: not known)

@@ -68,7 +68,7 @@ class ZeroShotClassifier:
         models = [stored(getattr(self, f"model_{i}")) for i in range(len(SERVED))]
         self.components = build(S, models, cork_queue, ADMISSION, find_stored)
         self.models = self.components.models
-        document = lambda: merged(ZeroShotClassifier.openapi_spec.asdict())  # noqa: E731
+        document = lambda: merged(ZeroShotClassifier.openapi_spec.asdict(), self.models.default.name)  # noqa: E731
         admin_routes = admin.routes(self.components.model_manager, S)
         ROUTES.bind(make_app(self.components, openapi=document, extra=admin_routes))
         # Everything loaded so far lives as long as the process: move it out of the garbage collector's

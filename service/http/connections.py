@@ -201,7 +201,7 @@ class GuardedProtocol(HttpToolsProtocol):
             transport.close()
             return
         self.flow.resume_reading()  # what the client still sends is read (and dropped) during the linger
-        transport.write(raw_answer(error))
+        transport.write(raw_answer(error, cycle.scope["path"] if cycle is not None else ""))
         transport.write_eof()
         self.loop.call_later(LINGER_S, transport.close)
 

@@ -11,7 +11,10 @@ from service.errors import NotInStore
 
 def stored(model: Any) -> StoredModel:
     """A ``bentoml.Model`` (a service class's model attribute, or the store's answer) as a ``StoredModel``."""
-    return StoredModel(str(model.tag), Path(model.path), dict(model.info.metadata))
+    created = getattr(model.info, "creation_time", None)
+    return StoredModel(
+        str(model.tag), Path(model.path), dict(model.info.metadata), int(created.timestamp()) if created else 0
+    )
 
 
 def find_stored(tag: str) -> StoredModel:

@@ -12,16 +12,20 @@ from __future__ import annotations
 from typing import Any
 
 from service.api.documents import ErrorBody
-from service.http.edge.paths import JSON_APIS
+from service.config import DEFAULT_MODEL
+from service.http import openapi_v1
+from service.http.edge.paths import JSON_APIS, JSON_BODIES
+from service.http.errors import openai_path
 from service.http.route_docs import REF, UNPROCESSABLE, components, json_content, paths
 
 
-def merged(spec: dict[str, Any]) -> dict[str, Any]:
+def merged(spec: dict[str, Any], default_model: str = DEFAULT_MODEL) -> dict[str, Any]:
     """``spec`` (BentoML's document) with the mounted routes added; a schema name BentoML already uses for
-    something else is an error here rather than a silently wrong client."""
-    out = {**spec, "paths": {**spec.get("paths", {}), **paths()}}
+    something else is an error here rather than a silently wrong client. ``default_model``: the replica's,
+    which ready-made requests name."""
+    out = {**spec, "paths": {**spec.get("paths", {}), **paths(), **openapi_v1.paths(default_model)}}
     schemas = dict(spec.get("components", {}).get("schemas", {}))
-    for name, schema in components().items():
+    for name, schema in {**components(), **openapi_v1.components()}.items():
         if name in schemas and schemas[name] != schema and name not in _SHARED:
             raise ValueError(f"OpenAPI schema {name!r} is defined by BentoML's document and by service/http/openapi.py")
         schemas.setdefault(name, schema)
@@ -58,7 +62,8 @@ def merged(spec: dict[str, Any]) -> dict[str, Any]:
     for name, rule in _CROSS_FIELD.items():  # BentoML's schema objects have no `not`: added here
         if name in schemas:
             schemas[name] = {**schemas[name], **rule}
-    out["tags"] = [*spec.get("tags", []), *([{"name": "jobs", "description": "Bulk jobs"}] if "tags" in spec else [])]
+    ours = [{"name": "jobs", "description": "Bulk jobs"}, {"name": openapi_v1.TAG, "description": "OpenAI's API shape"}]
+    out["tags"] = [*spec.get("tags", []), *(ours if "tags" in spec else [])]
     return out
 
 
@@ -142,12 +147,13 @@ def _edge_responses(paths_: dict[str, Any]) -> None:
         for method, op in operations.items():
             if not isinstance(op, dict) or "responses" not in op:
                 continue
+            body = openapi_v1.error_schema() if openai_path(path) else json_content(ErrorBody)
             for code, what in _EDGE.items():
                 if code == "413" and method not in ("post", "put", "patch"):
                     continue
-                if code == "415" and path not in JSON_APIS:
+                if code == "415" and path not in JSON_BODIES:
                     continue
-                op["responses"].setdefault(code, {"description": what, "content": json_content(ErrorBody)})
+                op["responses"].setdefault(code, {"description": what, "content": body})
 
 
 # nested models BentoML's document already has (the /classify request and answer): theirs are kept

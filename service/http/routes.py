@@ -1,6 +1,6 @@
-"""Routes beside the BentoML APIs that are not one JSON body in and out (label sets, jobs, the OpenAPI
-document, the web page, the Swagger page): a Starlette app made by ``make_app`` from the components it
-serves, so no handler looks anything up.
+"""Routes beside the BentoML APIs that are not one JSON body in and out (label sets, jobs, OpenAI's API
+shape under /v1, the OpenAPI document, the web page, the Swagger page): a Starlette app made by ``make_app``
+from the components it serves, so no handler looks anything up.
 
 BentoML mounts apps when the service class is defined, before a worker has built its components, so the
 class mounts ``LateApp``, a Starlette app without routes until ``bind`` gives it those ``make_app`` made (in
@@ -20,7 +20,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from service.http import jobs
+from service.http import decisions, jobs
 from service.ui import STATIC
 
 if TYPE_CHECKING:  # importing this module stays cheap: the serving CLI imports it before any worker exists
@@ -63,6 +63,7 @@ def make_app(
         return RedirectResponse("/ui/", status_code=308)
 
     job_routes = jobs.routes(components.jobs, models, components.settings)
+    openai_routes = decisions.routes(components.decisions) if components.decisions is not None else []
     return Starlette(
         routes=[
             Route("/", swagger, methods=["GET"]),
@@ -70,6 +71,7 @@ def make_app(
             Route("/models", served_models, methods=["GET"]),
             Route("/openapi.json", openapi_document, methods=["GET"]),
             *job_routes,
+            *openai_routes,
             *extra,
             Route("/ui", ui_root, methods=["GET"]),
             Mount("/ui", app=StaticFiles(directory=STATIC, html=True), name="ui"),

@@ -24,6 +24,8 @@ from typing import Any
 from bentoml._internal.server.http import traffic
 from starlette.responses import JSONResponse
 
+from service.http.errors import openai_envelope, openai_path
+
 
 class TimeoutMiddleware:
     def __init__(self, app: Any, timeout: float) -> None:
@@ -50,7 +52,8 @@ class TimeoutMiddleware:
             await started
         except TimeoutError:
             if call.cancel():
-                body = {"error": f"Not able to process the request in {self.timeout} seconds"}
+                message = f"Not able to process the request in {self.timeout} seconds"
+                body = openai_envelope(message, 504) if openai_path(scope["path"]) else {"error": message}
                 await JSONResponse(body, status_code=504)(scope, receive, send)
             return
         finally:

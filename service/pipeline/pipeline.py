@@ -25,12 +25,14 @@ import anyio
 from service.api.classify import ClassifyRequest, ClassifyResponse
 from service.api.limits import RequestLimits
 from service.core.model_spec import ModelSpec
+from service.core.task import Task, sequences_for
 from service.engine.tokenization import Tokenizer
 from service.errors import ServiceError
 from service.pipeline.answer import answer
 from service.pipeline.label_sets import LabelSet, Resolved, resolve
 from service.pipeline.prepare import Plan, PreparedRequest, check_call, plan, prepare_call
-from service.pipeline.scorer import CachedScorer
+from service.pipeline.scorer import CachedScorer, Scored
+from service.pipeline.usage import SequenceLengths, TokenUsage
 
 INTERACTIVE_GRACE_S = 0.5  # jobs keep yielding this long after the last interactive request ends
 
@@ -42,6 +44,7 @@ class Answers:
     results: list[ClassifyResponse | ServiceError]
     cache: str  # hit | partial | miss: whether the call's model rows all came from the cache, some, or none
     warnings: list[str]  # the codes of the answers' warnings, sorted
+    usage: TokenUsage | None = None  # the tokens the model read for the call, when asked for (``usage=True``)
 
 
 def merged_cache(statuses) -> str:
@@ -67,6 +70,7 @@ class Pipeline:
         self.scorer = scorer
         self.label_sets = label_sets
         self.limits = limits
+        self.lengths = SequenceLengths(tokenizer, pairs=spec.kind == "nli")
         self._interactive = 0  # interactive calls in flight
         self._interactive_seen = 0.0  # when the last one ended (time.monotonic)
         self.in_flight = 0  # every call in flight, jobs' too: a replaced model is retired once it is 0
@@ -82,13 +86,16 @@ class Pipeline:
         check_call([resolved], self.limits)
         return resolved
 
-    async def classify(self, requests: Sequence[ClassifyRequest | Resolved], job: bool = False) -> Answers:
-        """Answers for validated requests (or ones already resolved: a job's items are resolved at intake)."""
+    async def classify(
+        self, requests: Sequence[ClassifyRequest | Resolved], job: bool = False, usage: bool = False
+    ) -> Answers:
+        """Answers for validated requests (or ones already resolved: a job's items are resolved at intake);
+        ``usage``: with the tokens the model read for them (``Answers.usage``)."""
         self.in_flight += 1
         if not job:
             self._interactive += 1
         try:
-            return await self._classify(requests, job)
+            return await self._classify(requests, job, usage)
         finally:
             self.in_flight -= 1
             if not job:
@@ -105,7 +112,7 @@ class Pipeline:
         """Whether interactive calls are in flight, or ended a moment ago (the job worker yields then)."""
         return self._interactive > 0 or time.monotonic() - self._interactive_seen < INTERACTIVE_GRACE_S
 
-    async def _classify(self, requests: Sequence[ClassifyRequest | Resolved], job: bool) -> Answers:
+    async def _classify(self, requests: Sequence[ClassifyRequest | Resolved], job: bool, usage: bool) -> Answers:
         if job:  # each item on its own, as it was resolved and checked at submission: its own error
             plans: list[Plan | ServiceError] = [self._plan_alone(r) for r in requests]
             ok = [p for p in plans if isinstance(p, Plan)]
@@ -125,7 +132,8 @@ class Pipeline:
         else:
             prepared = work()
         ready = [p for p in prepared if isinstance(p, PreparedRequest)]
-        scored = iter(await self.scorer.scores([p.task for p in ready]))
+        all_scored = await self.scorer.scores([p.task for p in ready])
+        scored = iter(all_scored)
         results: list[ClassifyResponse | ServiceError] = []
         statuses: set[str] = set()
         for p in prepared:
@@ -136,7 +144,15 @@ class Pipeline:
             statuses.add(s.cache)
             results.append(answer(p, s.scores, self.model_tag, self.spec.revision))
         warnings = sorted({w.code for p in ready for w in p.warnings})
-        return Answers(results, merged_cache(statuses), warnings)
+        tokens = await self._usage([p.task for p in ready], all_scored) if usage else None
+        return Answers(results, merged_cache(statuses), warnings, tokens)
+
+    async def _usage(self, tasks: Sequence[Task], scored: Sequence[Scored]) -> TokenUsage:
+        """The tokens of every sequence the tasks read, and of those the cache answered (counted off the
+        event loop: the tokenizer)."""
+        read = [seq for task in tasks for seq in sequences_for(self.spec, task)]
+        fresh = frozenset().union(*(s.fresh for s in scored))
+        return await anyio.to_thread.run_sync(self.lengths.usage, read, fresh)
 
     def _plan_alone(self, item: ClassifyRequest | Resolved) -> Plan | ServiceError:
         try:

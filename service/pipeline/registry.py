@@ -31,6 +31,7 @@ from service.errors import LastModel, ModelNotFound, ServiceError
 from service.obs import request_context
 from service.pipeline.label_sets import LabelSet, Resolved
 from service.pipeline.pipeline import Answers, Pipeline, merged_cache
+from service.pipeline.usage import TokenUsage
 
 AUTO = "auto"  # a request's `model`: chosen per text by the script it is written in (no model may be named so)
 
@@ -43,6 +44,7 @@ class ServedModel:
     pipeline: Pipeline
     memory_mb: float  # resident memory its loading added to the process
     components: Any = None  # what build() made for it (engine, batcher, scorer)
+    created: int = 0  # when it was put in the model store, Unix seconds (0: not known)
 
     def summary(self, default: bool) -> dict[str, Any]:
         return {
@@ -119,9 +121,12 @@ class ModelRegistry:
         model = self.for_request(request)
         return model.pipeline.checked(request, pin=model.name)
 
-    async def classify(self, requests: Sequence[ClassifyRequest | Resolved], job: bool = False) -> Answers:
+    async def classify(
+        self, requests: Sequence[ClassifyRequest | Resolved], job: bool = False, usage: bool = False
+    ) -> Answers:
         """Answers in the call's order; each model's part through its own ``Pipeline.classify``. An item of
-        a job naming a model this replica does not serve gets that error in its place."""
+        a job naming a model this replica does not serve gets that error in its place. ``usage``: with the
+        tokens the models read (``Answers.usage``, summed over the call's models)."""
         parts: dict[str, list[int]] = {}
         failed: dict[int, ServiceError] = {}
         by_name = {m.name: m for m in self.served}  # this call's models, whatever is loaded meanwhile
@@ -137,7 +142,10 @@ class ModelRegistry:
         request_context.note_models(list(parts))
         held = self.admission.models(list(parts)) if not job else contextlib.nullcontext()
         with held:
-            calls = (by_name[name].pipeline.classify([requests[i] for i in at], job=job) for name, at in parts.items())
+            calls = (
+                by_name[name].pipeline.classify([requests[i] for i in at], job=job, usage=usage)
+                for name, at in parts.items()
+            )
             answered = await asyncio.gather(*calls)
         results: list[ClassifyResponse | ServiceError | None] = [None] * len(requests)
         for index, answers in zip(parts.values(), answered):
@@ -146,7 +154,9 @@ class ModelRegistry:
         for i, exc in failed.items():
             results[i] = exc
         warnings = sorted({w for a in answered for w in a.warnings})
-        return Answers([r for r in results if r is not None], merged_cache(a.cache for a in answered), warnings)
+        tokens = sum((a.usage for a in answered if a.usage is not None), TokenUsage(0, 0)) if usage else None
+        cache = merged_cache(a.cache for a in answered)
+        return Answers([r for r in results if r is not None], cache, warnings, tokens)
 
     def add(self, model: ServedModel) -> ServedModel | None:
         """Serve ``model`` from now on; one of the same name (another revision) is replaced in its place and

@@ -61,6 +61,7 @@ class LabelSides:
 class Scored:
     scores: list[float]  # in the task's label order
     cache: str  # hit | partial | miss
+    fresh: frozenset[Seq] = frozenset()  # the task's sequences this call computed (the rest came from the cache)
 
 
 class CachedScorer:
@@ -123,19 +124,20 @@ class CachedScorer:
         computed_set = set(computed)
         out = []
         for task, (plan, side) in zip(tasks, plans):
-            fresh_count = sum(k in computed_set for k in plan)
-            everything = fresh_count == len(plan) and side is None  # a remembered label side was cached
-            status = "hit" if fresh_count == 0 else "miss" if everything else "partial"
+            fresh_keys = [k for k in plan if k in computed_set]
+            fresh = frozenset(seq_of[k] for k in fresh_keys)
+            everything = len(fresh_keys) == len(plan) and side is None  # a remembered label side was cached
+            status = "hit" if not fresh_keys else "miss" if everything else "partial"
             metrics.cache_response(status)
             block = np.stack([rows[k] for k in plan])
             if not embedding:
-                out.append(Scored(score(self.spec, task, block), status))
+                out.append(Scored(score(self.spec, task, block), status, fresh))
                 continue
             windows = len(task.texts)
             if side is None:
                 side = label_side(task, block[windows:])
                 self.sides.put(label_signature(task), side)
-            out.append(Scored(score_texts(self.spec, task, block[:windows], side), status))
+            out.append(Scored(score_texts(self.spec, task, block[:windows], side), status, fresh))
         return out
 
     async def _from_redis(self, missing: list[str], rows: dict, label_keys: set[str]) -> None:

@@ -59,6 +59,8 @@ def test_bentoml_build_packs_the_service_model_and_lean_requirements(built_bento
     assert os.path.isfile(f"{path}/src/service/http/app.py") and os.path.isfile(f"{path}/src/service/ui/swagger.html")
     for static in ("index.html", "app.js", "app.css"):  # the /ui page is not Python: included by name
         assert os.path.isfile(f"{path}/src/service/ui/static/{static}"), static
+    # the predicate calibrations (POST /v1/decisions): without them predicates are answered uncalibrated
+    assert os.path.isfile(f"{path}/src/service/core/predicate_calibration.json")
     assert not os.path.exists(f"{path}/src/tests")
     reqs = open(f"{path}/env/python/requirements.txt").read()
     names = {Requirement(line).name.lower() for line in reqs.splitlines() if line and not line.startswith("#")}

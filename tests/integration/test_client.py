@@ -218,3 +218,31 @@ def test_typed_client_runs_a_job_and_lists_label_sets(default_server):
         shipped, with_examples = sets["support-intents"], sets["support-intents-examples"]
         assert shipped.name == "support-intents" and shipped.matches_model and shipped.examples == 0
         assert with_examples.name == "support-intents-examples" and with_examples.examples > 0
+
+
+def test_the_typed_client_asks_openai_shaped_decisions(default_server):
+    from zsc_client.api.openai import create_decision, list_openai_models
+    from zsc_client.models import ChoiceAnswer, Decision, DecisionCreateRequest, OpenAIErrorBody, PredicateAnswer
+
+    questions = [
+        {
+            "type": "choice",
+            "name": "topic",
+            "instructions": "What is it about?",
+            "choices": [{"value": "sports"}, {"value": "business"}, {"value": True}],
+        },  # fmt: skip
+        {"type": "predicate", "instructions": "A goal was scored."},
+    ]
+    body = DecisionCreateRequest.from_dict(
+        {"model": "multilingual-e5-small", "input": "The striker scored twice in the cup final", "questions": questions}
+    )
+    with Client(base_url=default_server, timeout=httpx.Timeout(60)) as client:
+        out = create_decision.sync(client=client, body=body)
+        assert isinstance(out, Decision) and isinstance(out.answers[0], ChoiceAnswer), out
+        assert out.answers[0].choice == "sports" and out.answers[0].probabilities[2].value is True
+        assert isinstance(out.answers[1], PredicateAnswer) and out.answers[1].name is None
+        assert "multilingual-e5-small" in [m.id for m in list_openai_models.sync(client=client).data]
+        bad = create_decision.sync_detailed(
+            client=client, body=DecisionCreateRequest.from_dict({**body.to_dict(), "model": "x"})
+        )
+        assert bad.status_code == 404 and isinstance(bad.parsed, OpenAIErrorBody) and bad.parsed.error.param == "model"

@@ -17,6 +17,8 @@ from tests.support.server import KEYS, bento_server
 
 WRONG = "zsc-wrong-key-0d9e61"
 BODY = {"text": "my card was charged twice", "labels": ["billing", "shipping"]}
+DECISION_Q = {"type": "predicate", "instructions": "The customer was charged twice."}
+DECISION = {"model": "gpt-6-luna", "input": BODY["text"], "questions": [DECISION_Q]}
 
 # (method, path, body): every data endpoint the service has
 DATA_ENDPOINTS = [
@@ -29,6 +31,9 @@ DATA_ENDPOINTS = [
     ("POST", "/jobs/0123456789abcdef/cancel", None),
     ("DELETE", "/jobs/0123456789abcdef", None),
     ("GET", "/label_sets", None),
+    ("POST", "/v1/decisions", DECISION),
+    ("GET", "/v1/models", None),
+    ("GET", "/v1/models/gpt-6-luna", None),
 ]
 OPEN = ["/livez", "/healthz", "/readyz", "/metrics", "/", "/docs.json", "/openapi.json", "/ui/", "/ui/app.js"]
 
@@ -55,7 +60,13 @@ def test_every_data_endpoint_needs_a_valid_key(locked, method, path, body):
     missing = call(url, method, path, body)
     assert missing.status_code == 401, missing.text
     assert missing.headers["www-authenticate"].startswith("Bearer realm=")
-    assert missing.json()["error_type"] == "unauthorized" and "Authorization: Bearer" in missing.json()["error"]
+    error = missing.json()["error"]
+    if path.startswith("/v1/"):  # OpenAI's envelope
+        assert error["type"] == "authentication_error" and error["code"] == "unauthorized"
+        error = error["message"]
+    else:
+        assert missing.json()["error_type"] == "unauthorized"
+    assert "Authorization: Bearer" in error
     wrong = call(url, method, path, body, key=WRONG)
     assert wrong.status_code == 401 and 'error="invalid_token"' in wrong.headers["www-authenticate"]
     basic = httpx.request(method, f"{url}{path}", json=body, auth=("user", KEYS[0]), timeout=30)
@@ -134,6 +145,10 @@ CLIENT_ERRORS = [
     ("PUT", "/jobs/nope", None, KEYS[0], 405),
     ("GET", "/no-such-path", None, KEYS[0], 404),
     ("POST", "/classify", BODY, WRONG, 401),
+    ("POST", "/v1/decisions", {"model": "tiny-hf", "input": "x", "questions": []}, KEYS[0], 400),
+    ("POST", "/v1/decisions", {"model": "nope", "input": "x", "questions": [DECISION_Q]}, KEYS[0], 404),
+    ("GET", "/v1/decisions", None, KEYS[0], 405),
+    ("GET", "/v1/models/nope", None, KEYS[0], 404),
 ]
 
 
@@ -199,6 +214,30 @@ def test_a_body_over_the_bound_is_413_before_the_model(locked):
     assert call(url, "POST", "/classify", BODY, KEYS[0]).status_code == 200, "and the service goes on"
 
 
+def openai_client(url: str, key: str):
+    import openai
+
+    return openai.OpenAI(base_url=f"{url}/v1", api_key=key, max_retries=0)
+
+
+def test_the_openai_sdk_gets_its_exceptions_from_the_edge(locked):
+    import openai
+
+    url, _ = locked
+    with pytest.raises(openai.AuthenticationError) as info:  # the SDK always sends a key: a wrong one here
+        openai_client(url, WRONG).decisions.create(**DECISION)
+    error = info.value
+    assert error.code == "invalid_api_key" and error.type == "authentication_error" and error.request_id
+    assert "not valid" in error.message and error.response.headers["www-authenticate"].startswith("Bearer")
+    client = openai_client(url, KEYS[1])
+    assert client.decisions.create(**DECISION).answers[0].type == "predicate"
+    assert [m.id for m in client.models.list()] == ["tiny-hf", "gpt-6-luna"]
+    with pytest.raises(openai.APIStatusError) as info:  # over ZSC_MAX_BODY_MB (1 MB here)
+        client.decisions.create(**{**DECISION, "input": "x" * 1_200_000})
+    assert info.value.status_code == 413 and "ZSC_MAX_BODY_MB" in info.value.message
+    assert info.value.code == "payload_too_large" and info.value.type == "invalid_request_error"
+
+
 @pytest.fixture(scope="module")
 def limited(tiny_models, tmp_path_factory):
     """One key, 2 requests/s with a burst of 3, and at most 2 requests in flight."""
@@ -223,6 +262,25 @@ def test_rate_limit_is_429_with_retry_after_per_key(limited):
     shed = next(r for r in statuses if r.status_code == 429)
     assert int(shed.headers["retry-after"]) >= 1 and shed.json()["error_type"] == "rate_limited"
     assert "ZSC_RATE_LIMIT_RPS" in shed.json()["error"]
+
+
+def test_the_openai_sdk_gets_a_rate_limit_error_with_retry_after(limited):
+    import openai
+
+    url, _, _ = limited
+    time.sleep(2)  # the bucket refills after the test above
+    client = openai_client(url, KEYS[0])
+    with pytest.raises(openai.RateLimitError) as info:
+        for _ in range(8):
+            client.decisions.create(**{**DECISION, "model": "tiny-hf"})
+    error = info.value
+    assert error.code == "rate_limit_exceeded" and error.type == "rate_limit_error"
+    assert 1 <= float(error.response.headers["retry-after"]) <= 120  # the SDK honours it, then retries
+    time.sleep(2)  # and the bucket refills for the test below
+    retrying = openai.OpenAI(base_url=f"{url}/v1", api_key=KEYS[0], max_retries=2)
+    answers = [retrying.decisions.create(**{**DECISION, "model": "tiny-hf"}) for _ in range(6)]  # waits, no error
+    assert all(a.answers[0].type == "predicate" for a in answers)
+    time.sleep(2)
 
 
 def test_in_flight_bound_is_429_with_retry_after(limited):

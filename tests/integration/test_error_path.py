@@ -97,6 +97,23 @@ def test_shed_load_is_the_documented_503(faulty):
     assert post(url, "after the burst").status_code == 200
 
 
+def test_server_errors_under_v1_are_the_sdks_internal_server_error(faulty):
+    import openai
+
+    url, _ = faulty
+    client = openai.OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0)
+    question = {"type": "predicate", "instructions": "The customer was charged twice."}
+    with pytest.raises(openai.InternalServerError) as info:
+        client.decisions.create(model="tiny-hf", input=f"charged twice {BACKEND_FAULT}", questions=[question])
+    error = info.value
+    assert error.status_code == 500 and error.type == "server_error" and error.code == "backend_error"
+    assert error.message.endswith("inference failed: injected backend fault")
+    with pytest.raises(openai.InternalServerError) as info:  # past ZSC_TIMEOUT_S (2 s here)
+        client.decisions.create(model="tiny-hf", input=f"slow one {SLOW}3", questions=[question])
+    assert info.value.status_code == 504 and "Not able to process the request in 2 seconds" in info.value.message
+    time.sleep(1.5)  # the engine call behind it runs on for another second
+
+
 def test_past_the_timeout_is_bentomls_504(faulty):
     url, _ = faulty
     r = post(url, f"slow one {SLOW}3")

@@ -64,9 +64,25 @@ def test_every_endpoint_goes_through_it(spied):
     assert [c["texts"] for c in new] == [[text], [text]] and not any(c["job"] for c in new)
 
 
+def test_every_question_of_a_decision_request_is_one_call(spied):
+    url, spy = spied
+    before = len(calls(spy))
+    text = "The striker was sent off in the second half"
+    questions = [
+        {"type": "choice", "instructions": "What is it about?", "choices": [{"value": "sports"}, {"value": "money"}]},
+        {"type": "predicate", "instructions": "A player was sent off."},
+        {"type": "score", "instructions": "How dramatic?", "levels": [{"label": "calm"}, {"label": "dramatic"}]},
+    ]
+    body = {"model": "tiny-hf", "input": text, "questions": questions}
+    answer = httpx.post(f"{url}/v1/decisions", json=body, timeout=30)
+    assert answer.status_code == 200, answer.text
+    new = calls(spy)[before:]
+    assert [c["texts"] for c in new] == [[text] * 3] and not new[0]["job"], new  # three questions, one call
+
+
 def test_the_serving_worker_never_imports_build_time_code(spied):
     url, spy = spied
-    for path in ("/label_sets", "/openapi.json", "/", "/ui/", "/docs.json", "/metrics", "/readyz"):
+    for path in ("/label_sets", "/openapi.json", "/", "/ui/", "/docs.json", "/metrics", "/readyz", "/v1/models"):
         assert httpx.get(f"{url}{path}", timeout=30).status_code == 200, path
     assert httpx.post(f"{url}/classify", json={"text": "", "labels": ["a"]}, timeout=30).status_code == 400
     assert httpx.post(f"{url}/classify", json={**BODY, "text": "one more"}, timeout=30).status_code == 200

@@ -217,7 +217,53 @@ def test_keyboard_only(page, server):
     assert [name for name, _ in rendered(page)][0] == "sports"
     page.locator("#tab-classify").focus()
     page.keyboard.press("ArrowRight")
+    assert page.locator("#panel-decisions").is_visible()
+    assert page.evaluate("document.activeElement.id") == "tab-decisions"
+    page.keyboard.press("ArrowRight")
     assert page.locator("#panel-jobs").is_visible() and page.evaluate("document.activeElement.id") == "tab-jobs"
+
+
+def test_the_decisions_tab_renders_the_apis_answers(page, server, shots):
+    """The Decisions tab asks POST /v1/decisions (OpenAI's shape): its ready example (a choice, a predicate, a
+    true/false choice, a score), plus a predicate without a statement (a refusal); every number on the page is
+    the API's answer to the request the page sent."""
+    page.get_by_role("tab", name="Decisions").click()
+    page.get_by_role("button", name="Support ticket: team, urgency, anger").click()
+    page.get_by_role("button", name="+ Predicate").click()
+    with page.expect_request("**/v1/decisions") as sent:
+        page.get_by_role("button", name="Decide").click()
+    page.wait_for_selector("#answers li.answer")
+    body = json.loads(sent.value.post_data)
+    assert [q["type"] for q in body["questions"]] == ["choice", "predicate", "choice", "score", "predicate"]
+    assert body["questions"][2]["choices"] == [{"value": True}, {"value": False}]  # booleans, as typed
+    expected = httpx.post(f"{server}/v1/decisions", json=body, timeout=60).json()
+    answers = page.locator("#answers li.answer")
+    assert [answers.nth(i).get_attribute("data-type") for i in range(answers.count())] == [
+        a["type"] for a in expected["answers"]
+    ]
+    assert expected["answers"][-1]["type"] == "refusal"
+    team = expected["answers"][0]
+    rows = answers.nth(0).locator(".ranking li")
+    shown = [(rows.nth(i).locator(".name").inner_text(), rows.nth(i).locator(".score").inner_text())
+             for i in range(rows.count())]  # fmt: skip
+    assert shown == [(json.dumps(p["value"]), f"{p['probability']:.4f}") for p in team["probabilities"]]
+    assert answers.nth(0).locator("li.chosen .name").inner_text() == json.dumps(team["choice"])
+    predicate = answers.nth(1).locator(".score").inner_text()
+    assert predicate == f"{expected['answers'][1]['probability']:.4f}"
+    assert f"score {expected['answers'][3]['score']:.2f}" in answers.nth(3).locator("h3").inner_text()
+    meta = page.locator("#decision-meta").inner_text()
+    assert "tokens read" in meta and expected["model"] in meta
+    page.screenshot(path=str(shots / "ui-decisions.png"), full_page=True)
+    # a question the API refuses to take: its message and the field at fault
+    page.locator("#q-options-0").fill("billing")
+    page.get_by_role("button", name="Decide").click()
+    error = page.locator("#decision-error")
+    error.wait_for(state="visible")
+    assert (
+        error.inner_text().startswith("400: questions[0].choices")
+        and "(param: questions[0].choices)" in error.inner_text()
+    )
+    assert page.locator("#decision-result").is_hidden() and not page.problems
 
 
 def test_phone_width(browser, server, shots):

@@ -18,6 +18,11 @@ def test_defaults_and_env_override():
         ({"ZSC_MAX_BATCH_SIZE": "1"}, ">= 2"),
         ({"ZSC_JOBS_REDIS_URL": "localhost:6379"}, "ZSC_JOBS_REDIS_URL must start with redis://"),
         ({"ZSC_JOB_YIELD_SCOPE": "node"}, "ZSC_JOB_YIELD_SCOPE must be one of"),
+        ({"ZSC_MODEL_ALIASES": "gpt-6-luna"}, "'gpt-6-luna' is not alias=model"),
+        ({"ZSC_MODEL_ALIASES": "gpt-6-luna=e5"}, "names 'e5', which this replica does not serve"),
+        ({"ZSC_MODEL_ALIASES": "a=multilingual-e5-small,a=multilingual-e5-small"}, "the alias 'a' twice"),
+        ({"ZSC_MODEL_ALIASES": "multilingual-e5-small=multilingual-e5-small"}, "already the name of a model"),
+        ({"ZSC_MODEL_ALIASES": "a/b=multilingual-e5-small"}, "'a/b' is not a name"),
     ],
 )
 def test_bad_settings_say_what_to_fix(env, message):
@@ -37,3 +42,11 @@ def test_jobs_use_their_own_redis_else_the_caches():
     both = Settings.from_env({"ZSC_REDIS_URL": cache, "ZSC_JOBS_REDIS_URL": "redis://:s3cret@jobs:6379/0"})
     assert both.jobs_redis == "redis://:s3cret@jobs:6379/0" and both.redis_url == cache
     assert both.redacted()["jobs_redis_url"] == "redis://:***@jobs:6379/0"
+
+
+def test_model_aliases():
+    s = Settings.from_env({"ZSC_MODEL_ALIASES": " gpt-6-luna = multilingual-e5-small , x=multilingual-e5-small:abc"})
+    assert s.aliases() == {"gpt-6-luna": "multilingual-e5-small", "x": "multilingual-e5-small:abc"}
+    assert Settings.from_env({}).aliases() == {}
+    # with a models file the served models change while serving: the alias is resolved per request (404)
+    assert Settings.from_env({"ZSC_MODELS_FILE": "/m", "ZSC_MODEL_ALIASES": "a=other"}).aliases() == {"a": "other"}

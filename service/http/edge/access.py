@@ -32,7 +32,7 @@ class Access:
         if scope["type"] == "http":
             refusal = self.refusal(scope)
             if refusal is not None:
-                await send_error(send, refusal)
+                await send_error(send, refusal, scope["path"])
                 return
         await self.app(scope, receive, send)
 

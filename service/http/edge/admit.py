@@ -38,7 +38,7 @@ class Admit:
             info = request_context.current()
             if info is not None:
                 info.shed = True
-            await send_error(send, refused)
+            await send_error(send, refused, scope["path"])
             return
         waited = 0.0  # on the client: a full send buffer
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from service.config import Settings
 from service.errors import BodiesOverBudget, InvalidRequest, PayloadTooLarge, ServiceError, UnsupportedMediaType
-from service.http.edge.paths import JOBS, JSON_APIS, header
+from service.http.edge.paths import JOBS, JSON_BODIES, header
 from service.http.errors import send_error
 
 WITH_BODY = ("POST", "PUT", "PATCH")
@@ -42,12 +42,12 @@ class BodyReader:
         if scope["method"] in WITH_BODY:
             problem = _media_type_problem(path, header(scope, b"content-type") or "")
             if problem is not None:
-                await send_error(send, problem)
+                await send_error(send, problem, path)
                 return
         limit = self.max_job if path == JOBS else self.max_body
         length = header(scope, b"content-length")
         if length is not None and length.isdigit() and int(length) > limit:
-            await send_error(send, self._too_large(path, limit))
+            await send_error(send, self._too_large(path, limit), path)
             return
         chunks: list[bytes] = []
         received = 0
@@ -59,10 +59,10 @@ class BodyReader:
                 chunk = message.get("body", b"")
                 received += len(chunk)
                 if received > limit:
-                    await send_error(send, self._too_large(path, limit), close=True)
+                    await send_error(send, self._too_large(path, limit), path, close=True)
                     return
                 if self.held + len(chunk) > self.budget:
-                    await send_error(send, BodiesOverBudget(self.budget_mb, self.retry_after_s), close=True)
+                    await send_error(send, BodiesOverBudget(self.budget_mb, self.retry_after_s), path, close=True)
                     return
                 self.held += len(chunk)
                 chunks.append(chunk)
@@ -102,7 +102,7 @@ def _media_type_problem(path: str, content_type: str) -> ServiceError | None:
         return None
     media, _, params = content_type.partition(";")
     media = media.strip().lower()
-    if path in JSON_APIS and media != "application/json":
+    if path in JSON_BODIES and media != "application/json":
         return UnsupportedMediaType(
             f"{path} reads JSON: send the body with 'Content-Type: application/json', not {media!r}"
         )

@@ -10,6 +10,8 @@ ADMIN = "/admin"  # the admin API: admin keys only
 METRICS = "/metrics"
 JOBS = "/jobs"  # uploads up to ZSC_JOB_MAX_MB
 JSON_APIS = ("/classify", "/classify_batch", "/hf/zero-shot-classification")  # BentoML APIs: JSON bodies only
+DECISIONS = "/v1/decisions"  # OpenAI's Decisions API (http/decisions.py)
+JSON_BODIES = (*JSON_APIS, DECISIONS)  # routes that read JSON only: 415 for any other media type
 UNCOUNTED = HEALTH + DOCS + (METRICS, ADMIN)  # never held against the in-flight limits
 
 

@@ -138,7 +138,7 @@ $("label-input").addEventListener("blur", (e) => {
 });
 
 // -- presets and label sets -----------------------------------------------------------------------
-for (const button of document.querySelectorAll(".preset")) {
+for (const button of document.querySelectorAll("[data-preset]")) {
   button.addEventListener("click", () => {
     const p = PRESETS[button.dataset.preset];
     $("text").value = p.text;
@@ -240,33 +240,60 @@ function requestBody() {
   return body;
 }
 
+// POST a JSON body from a form's button: the button is off while it runs; an error goes to its box (the
+// result hidden), in the words ``describe`` finds in the body; an answer to ``render(body, ms, cache)``.
+async function postJSON(path, body, { button, errorBox, result, describe, render }) {
+  showError(errorBox, "");
+  button.disabled = true;
+  const started = performance.now();
+  try {
+    const response = await call(path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const ms = performance.now() - started;
+    const answer = await response.json().catch(() => null);
+    if (!response.ok) {
+      $(result).hidden = true;
+      showError(errorBox, `${response.status}: ${describe(response.status, answer)}`);
+      return;
+    }
+    render(answer, ms, response.headers.get("X-Cache"));
+  } catch (e) {
+    showError(errorBox, `The service did not answer: ${e.message}`);
+  } finally {
+    button.disabled = false;
+  }
+}
+
 async function classify(event) {
   event.preventDefault();
   const pending = $("label-input").value.trim();
   if (pending) { addLabels(pending); $("label-input").value = ""; }
-  showError("classify-error", "");
-  const button = $("classify-button");
-  button.disabled = true;
-  const started = performance.now();
-  try {
-    const response = await call("classify", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(requestBody()),
-    });
-    const ms = performance.now() - started;
-    const body = await response.json().catch(() => null);
-    if (!response.ok) {
-      $("result").hidden = true;
-      showError("classify-error", `${response.status}: ${describeError(response.status, body)}`);
-      return;
-    }
-    renderResult(body, ms, response.headers.get("X-Cache"));
-  } catch (e) {
-    showError("classify-error", `The service did not answer: ${e.message}`);
-  } finally {
-    button.disabled = false;
-  }
+  await postJSON("classify", requestBody(), {
+    button: $("classify-button"), errorBox: "classify-error", result: "result", describe: describeError, render: renderResult,
+  });
+}
+
+// One ranked row: the name, a bar as long as the score, the score.
+function scoreRow(name, score, chosen) {
+  const li = document.createElement("li");
+  if (chosen) li.className = "chosen";
+  const label = document.createElement("span");
+  label.className = "name";
+  label.textContent = name;
+  const bar = document.createElement("span");
+  bar.className = "bar";
+  bar.setAttribute("role", "presentation");
+  const fill = document.createElement("span");
+  fill.style.width = `${Math.max(0, Math.min(1, score)) * 100}%`;
+  bar.append(fill);
+  const value = document.createElement("span");
+  value.className = "score";
+  value.textContent = score.toFixed(4);
+  li.append(label, bar, value);
+  return li;
 }
 
 function renderResult(answer, ms, cache) {
@@ -286,23 +313,8 @@ function renderResult(answer, ms, cache) {
   const list = $("ranking");
   list.replaceChildren();
   answer.labels.forEach((name, i) => {
-    const score = answer.scores[i];
-    const li = document.createElement("li");
-    if (chosen.has(name)) li.className = "chosen";
+    const li = scoreRow(name, answer.scores[i], chosen.has(name));
     li.dataset.label = name;
-    const label = document.createElement("span");
-    label.className = "name";
-    label.textContent = name;
-    const bar = document.createElement("span");
-    bar.className = "bar";
-    bar.setAttribute("role", "presentation");
-    const fill = document.createElement("span");
-    fill.style.width = `${Math.max(0, Math.min(1, score)) * 100}%`;
-    bar.append(fill);
-    const value = document.createElement("span");
-    value.className = "score";
-    value.textContent = score.toFixed(4);
-    li.append(label, bar, value);
     list.append(li);
   });
   const warnings = $("warnings");
@@ -413,7 +425,7 @@ function renderJob(job) {
 $("job-form").addEventListener("submit", submitJob);
 
 // -- tabs (arrow keys move between them, as the ARIA tabs pattern has it) -------------------------
-const tabs = [$("tab-classify"), $("tab-jobs")];
+const tabs = [$("tab-classify"), $("tab-decisions"), $("tab-jobs")];
 function select(tab) {
   for (const t of tabs) {
     const on = t === tab;

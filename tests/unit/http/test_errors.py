@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service import errors
-from service.http.errors import status_of, validation_body
+from service.http.errors import body_of, headers_of, raw_answer, status_of, validation_body
 
 
 @pytest.mark.parametrize(
@@ -74,3 +74,46 @@ def test_bentomls_validation_body_in_our_words():
     }
     assert "IODescriptor" not in str(body) and "function-after" not in str(body)
     assert validation_body({"error": "inference failed: boom", "error_type": "backend_error"}) is None
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "kind", "code", "param"),
+    [
+        (errors.UnprocessableRequest("x"), 400, "invalid_request_error", "unprocessable_request", None),
+        (
+            errors.InvalidRequest("x", param="questions[0].choices"),
+            400,
+            "invalid_request_error",
+            "invalid_request",
+            "questions[0].choices",
+        ),  # fmt: skip
+        (errors.ModelNotFound("x", ["a"]), 404, "invalid_request_error", "model_not_found", "model"),
+        (errors.Unauthorized("x", invalid=True), 401, "authentication_error", "invalid_api_key", None),
+        (errors.Unauthorized("x"), 401, "authentication_error", "unauthorized", None),
+        (errors.RateLimited(2, 1), 429, "rate_limit_error", "rate_limit_exceeded", None),
+        (errors.AtCapacity("full", 3), 429, "rate_limit_error", "overloaded", None),
+        (
+            errors.MethodNotAllowed("GET", "/v1/decisions", "POST"),
+            405,
+            "invalid_request_error",
+            "method_not_allowed",
+            None,
+        ),
+        (errors.BackendFailure(RuntimeError("boom")), 500, "server_error", "backend_error", None),
+        (errors.Overloaded(), 503, "server_error", "overloaded", None),
+    ],
+)
+def test_under_v1_every_error_is_openais_envelope_with_the_sdks_status(error, status, kind, code, param):
+    assert status_of(error, "/v1/decisions") == status
+    assert body_of(error, "/v1/decisions") == {
+        "error": {"message": str(error), "type": kind, "param": param, "code": code}
+    }
+    assert body_of(error, "/classify") == error.body()  # elsewhere the service's own shape, and its status
+    assert status_of(error, "/classify") == (422 if isinstance(error, errors.UnprocessableRequest) else status)
+
+
+def test_the_connection_guard_and_the_headers_follow_the_path():
+    error = errors.AtCapacity("full", 7)
+    assert headers_of(error) == {"Retry-After": "7"}
+    assert b'"type": "rate_limit_error"' in raw_answer(error, "/v1/models") and b'"error_type"' in raw_answer(error)
+    assert headers_of(errors.MethodNotAllowed("PUT", "/jobs/x", "GET, DELETE")) == {"Allow": "GET, DELETE"}

@@ -1,6 +1,18 @@
 """ Contains all the data models used in inputs/outputs """
 
 from .answer_warning import AnswerWarning
+from .assistant_message import AssistantMessage
+from .assistant_message_phase_type_0 import AssistantMessagePhaseType0
+from .assistant_message_role import AssistantMessageRole
+from .assistant_message_type import AssistantMessageType
+from .cache_breakpoint import CacheBreakpoint
+from .cache_breakpoint_mode import CacheBreakpointMode
+from .choice import Choice
+from .choice_answer import ChoiceAnswer
+from .choice_answer_type import ChoiceAnswerType
+from .choice_probability import ChoiceProbability
+from .choice_question import ChoiceQuestion
+from .choice_question_type import ChoiceQuestionType
 from .classify_batch_body import ClassifyBatchBody
 from .classify_batch_result import ClassifyBatchResult
 from .classify_body import ClassifyBody
@@ -13,13 +25,37 @@ from .classify_request_example_rule_type_0 import ClassifyRequestExampleRuleType
 from .classify_request_truncation import ClassifyRequestTruncation
 from .classify_response import ClassifyResponse
 from .classify_result import ClassifyResult
+from .custom_tool_call import CustomToolCall
+from .custom_tool_call_output import CustomToolCallOutput
+from .custom_tool_call_output_status_type_0 import CustomToolCallOutputStatusType0
+from .custom_tool_call_output_type import CustomToolCallOutputType
+from .custom_tool_call_status_type_0 import CustomToolCallStatusType0
+from .custom_tool_call_type import CustomToolCallType
+from .decision import Decision
+from .decision_create_request import DecisionCreateRequest
+from .developer_message import DeveloperMessage
+from .developer_message_role import DeveloperMessageRole
+from .developer_message_type import DeveloperMessageType
 from .error_body import ErrorBody
+from .function_call import FunctionCall
+from .function_call_output import FunctionCallOutput
+from .function_call_output_status_type_0 import FunctionCallOutputStatusType0
+from .function_call_output_type import FunctionCallOutputType
+from .function_call_status_type_0 import FunctionCallStatusType0
+from .function_call_type import FunctionCallType
 from .hf_parameters import HfParameters
 from .hf_zero_shot_output_io_descriptor_type_0 import HfZeroShotOutputIODescriptorType0
 from .hf_zero_shot_output_io_descriptor_type_1_item import HfZeroShotOutputIODescriptorType1Item
 from .hf_zero_shot_request_io_descriptor import HfZeroShotRequestIODescriptor
 from .hf_zero_shot_response_200_type_0 import HfZeroShotResponse200Type0
 from .hf_zero_shot_response_200_type_1_item import HfZeroShotResponse200Type1Item
+from .input_json import InputJson
+from .input_json_data_type_0 import InputJsonDataType0
+from .input_json_data_type_1_item import InputJsonDataType1Item
+from .input_json_type import InputJsonType
+from .input_text import InputText
+from .input_text_type import InputTextType
+from .input_tokens_details import InputTokensDetails
 from .internal_server_error import InternalServerError
 from .invalid_argument import InvalidArgument
 from .invalid_argument_detail_type_0_item import InvalidArgumentDetailType0Item
@@ -44,14 +80,64 @@ from .label_object import LabelObject
 from .label_set_summary import LabelSetSummary
 from .label_set_summary_thresholds import LabelSetSummaryThresholds
 from .label_sets import LabelSets
+from .level import Level
+from .model_list import ModelList
+from .model_list_object import ModelListObject
+from .model_object import ModelObject
+from .model_object_object import ModelObjectObject
 from .model_summary import ModelSummary
 from .not_found import NotFound
+from .open_ai_error import OpenAIError
+from .open_ai_error_body import OpenAIErrorBody
+from .output_text import OutputText
+from .output_text_type import OutputTextType
+from .output_tokens_details import OutputTokensDetails
+from .predicate_answer import PredicateAnswer
+from .predicate_answer_type import PredicateAnswerType
+from .predicate_question import PredicateQuestion
+from .predicate_question_type import PredicateQuestionType
+from .prompt_cache_options import PromptCacheOptions
+from .prompt_cache_options_mode_type_0 import PromptCacheOptionsModeType0
+from .prompt_cache_options_ttl import PromptCacheOptionsTtl
+from .question_image import QuestionImage
+from .question_image_detail_type_0 import QuestionImageDetailType0
+from .question_image_type import QuestionImageType
+from .question_text import QuestionText
+from .question_text_type import QuestionTextType
+from .refusal_answer import RefusalAnswer
+from .refusal_answer_type import RefusalAnswerType
+from .refusal_part import RefusalPart
+from .refusal_part_type import RefusalPartType
+from .score_answer import ScoreAnswer
+from .score_answer_type import ScoreAnswerType
+from .score_probability import ScoreProbability
+from .score_question import ScoreQuestion
+from .score_question_type import ScoreQuestionType
 from .served_models import ServedModels
+from .system_message import SystemMessage
+from .system_message_role import SystemMessageRole
+from .system_message_type import SystemMessageType
 from .task_status_response import TaskStatusResponse
 from .task_status_response_status import TaskStatusResponseStatus
+from .usage import Usage
+from .user_message import UserMessage
+from .user_message_role import UserMessageRole
+from .user_message_type import UserMessageType
 
 __all__ = (
     "AnswerWarning",
+    "AssistantMessage",
+    "AssistantMessagePhaseType0",
+    "AssistantMessageRole",
+    "AssistantMessageType",
+    "CacheBreakpoint",
+    "CacheBreakpointMode",
+    "Choice",
+    "ChoiceAnswer",
+    "ChoiceAnswerType",
+    "ChoiceProbability",
+    "ChoiceQuestion",
+    "ChoiceQuestionType",
     "ClassifyBatchBody",
     "ClassifyBatchResult",
     "ClassifyBody",
@@ -64,13 +150,37 @@ __all__ = (
     "ClassifyRequestTruncation",
     "ClassifyResponse",
     "ClassifyResult",
+    "CustomToolCall",
+    "CustomToolCallOutput",
+    "CustomToolCallOutputStatusType0",
+    "CustomToolCallOutputType",
+    "CustomToolCallStatusType0",
+    "CustomToolCallType",
+    "Decision",
+    "DecisionCreateRequest",
+    "DeveloperMessage",
+    "DeveloperMessageRole",
+    "DeveloperMessageType",
     "ErrorBody",
+    "FunctionCall",
+    "FunctionCallOutput",
+    "FunctionCallOutputStatusType0",
+    "FunctionCallOutputType",
+    "FunctionCallStatusType0",
+    "FunctionCallType",
     "HfParameters",
     "HfZeroShotOutputIODescriptorType0",
     "HfZeroShotOutputIODescriptorType1Item",
     "HfZeroShotRequestIODescriptor",
     "HfZeroShotResponse200Type0",
     "HfZeroShotResponse200Type1Item",
+    "InputJson",
+    "InputJsonDataType0",
+    "InputJsonDataType1Item",
+    "InputJsonType",
+    "InputText",
+    "InputTextType",
+    "InputTokensDetails",
     "InternalServerError",
     "InvalidArgument",
     "InvalidArgumentDetailType0Item",
@@ -95,9 +205,47 @@ __all__ = (
     "LabelSets",
     "LabelSetSummary",
     "LabelSetSummaryThresholds",
+    "Level",
+    "ModelList",
+    "ModelListObject",
+    "ModelObject",
+    "ModelObjectObject",
     "ModelSummary",
     "NotFound",
+    "OpenAIError",
+    "OpenAIErrorBody",
+    "OutputText",
+    "OutputTextType",
+    "OutputTokensDetails",
+    "PredicateAnswer",
+    "PredicateAnswerType",
+    "PredicateQuestion",
+    "PredicateQuestionType",
+    "PromptCacheOptions",
+    "PromptCacheOptionsModeType0",
+    "PromptCacheOptionsTtl",
+    "QuestionImage",
+    "QuestionImageDetailType0",
+    "QuestionImageType",
+    "QuestionText",
+    "QuestionTextType",
+    "RefusalAnswer",
+    "RefusalAnswerType",
+    "RefusalPart",
+    "RefusalPartType",
+    "ScoreAnswer",
+    "ScoreAnswerType",
+    "ScoreProbability",
+    "ScoreQuestion",
+    "ScoreQuestionType",
     "ServedModels",
+    "SystemMessage",
+    "SystemMessageRole",
+    "SystemMessageType",
     "TaskStatusResponse",
     "TaskStatusResponseStatus",
+    "Usage",
+    "UserMessage",
+    "UserMessageRole",
+    "UserMessageType",
 )

@@ -1,0 +1,138 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..models.score_answer_type import check_score_answer_type
+from ..models.score_answer_type import ScoreAnswerType
+from typing import cast
+
+if TYPE_CHECKING:
+  from ..models.score_probability import ScoreProbability
+
+
+
+
+
+T = TypeVar("T", bound="ScoreAnswer")
+
+
+
+@_attrs_define
+class ScoreAnswer:
+    """ 
+        Attributes:
+            confidence (float):
+            name (None | str):
+            probabilities (list[ScoreProbability]):
+            score (float):
+            type_ (ScoreAnswerType):  Default: 'score'.
+     """
+
+    confidence: float
+    name: None | str
+    probabilities: list[ScoreProbability]
+    score: float
+    type_: ScoreAnswerType = 'score'
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.score_probability import ScoreProbability # noqa: PLC0415
+        confidence = self.confidence
+
+        name: None | str
+        name = self.name
+
+        probabilities = []
+        for probabilities_item_data in self.probabilities:
+            probabilities_item = probabilities_item_data.to_dict()
+            probabilities.append(probabilities_item)
+
+
+
+        score = self.score
+
+        type_: str = self.type_
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "confidence": confidence,
+            "name": name,
+            "probabilities": probabilities,
+            "score": score,
+            "type": type_,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.score_probability import ScoreProbability # noqa: PLC0415
+        d = dict(src_dict)
+        confidence = d.pop("confidence")
+
+        def _parse_name(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        name = _parse_name(d.pop("name"))
+
+
+        probabilities = []
+        _probabilities = d.pop("probabilities")
+        for probabilities_item_data in (_probabilities):
+            probabilities_item = ScoreProbability.from_dict(probabilities_item_data)
+
+
+
+            probabilities.append(probabilities_item)
+
+
+        score = d.pop("score")
+
+        type_ = check_score_answer_type(d.pop("type"))
+
+
+
+
+        score_answer = cls(
+            confidence=confidence,
+            name=name,
+            probabilities=probabilities,
+            score=score,
+            type_=type_,
+        )
+
+
+        score_answer.additional_properties = d
+        return score_answer
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

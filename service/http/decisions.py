@@ -1,0 +1,72 @@
+"""OpenAI's API shape under /v1, for its SDK and the clients built on it (``base_url=http://HOST:PORT/v1``):
+
+POST /v1/decisions          ``client.decisions.create(...)``: typed answers to questions about one input
+GET  /v1/models             ``client.models.list()``: the served models and their aliases (ZSC_MODEL_ALIASES)
+GET  /v1/models/{model_id}  ``client.models.retrieve(id)``
+
+Thin handlers: the body is validated against OpenAI's request types (``api.decisions``), the questions are
+answered below HTTP (``pipeline.decisions``: one ``ModelRegistry.classify`` call), the answer is written with
+every field, ``null`` ones included (the SDK's tool runner and langchain-openai read ``name`` from every
+answer). Errors come out in OpenAI's envelope with the statuses its SDK maps to its exceptions
+(``http/errors.py``, by the path); the edge (keys, body bound, admission) treats these routes as it treats
+``/classify``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import anyio
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from service.api.decisions import DecisionCreateRequest, first_problem
+from service.errors import InvalidRequest
+from service.http.edge.paths import DECISIONS
+from service.http.errors import error_boundary
+
+if TYPE_CHECKING:  # the pipeline's modules load the tokenizer's library: not at import time
+    from service.pipeline.decisions import Decisions
+
+PARSE_IN_THREAD_BYTES = 256 * 1024  # a larger body is validated off the event loop
+
+
+def routes(decisions: Decisions) -> list[Route]:
+    @error_boundary
+    async def create(request: Request) -> Response:
+        body = await request.body()
+        if len(body) > PARSE_IN_THREAD_BYTES:
+            asked = await anyio.to_thread.run_sync(parse, body)
+        else:
+            asked = parse(body)
+        decision, cache = await decisions.decide(asked)
+        return _json(decision.model_dump_json(), {"X-Cache": cache})
+
+    @error_boundary
+    async def list_models(request: Request) -> Response:
+        return _json(decisions.model_list().model_dump_json())
+
+    @error_boundary
+    async def retrieve_model(request: Request) -> Response:
+        return _json(decisions.model_object(request.path_params["model_id"]).model_dump_json())
+
+    return [
+        Route(DECISIONS, create, methods=["POST"]),
+        Route("/v1/models", list_models, methods=["GET"]),
+        Route("/v1/models/{model_id}", retrieve_model, methods=["GET"]),
+    ]
+
+
+def parse(body: bytes) -> DecisionCreateRequest:
+    """The body as a decision request; a 400 naming the first field at fault (``param``) otherwise."""
+    try:
+        return DecisionCreateRequest.model_validate_json(body)
+    except ValidationError as exc:
+        param, message = first_problem(exc)
+        raise InvalidRequest(message, param=param) from None
+
+
+def _json(body: str, headers: dict[str, str] | None = None) -> Response:
+    return Response(body, media_type="application/json", headers=headers)
