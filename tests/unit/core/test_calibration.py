@@ -11,7 +11,9 @@ import pytest
 import yaml
 
 from service.core import calibration as cal
+from service.core.model_spec import ModelSpec
 from service.core.scoring import embedding_finish, nli_finish
+from service.core.task import Task, label_side, score_texts
 
 LABELS = ("billing", "shipping", "refund", "praise", "account", "other")
 NO_DECAY = cal.CalibrationConfig(half_life=math.inf, min_texts=0.0)
@@ -316,3 +318,41 @@ def test_blend_shares_keep_the_weight_at_three_examples_and_its_ends():
     assert shares[0] == pytest.approx(0.75 / 1.75)
     np.testing.assert_array_equal(cal.blend_shares(0.0, [1, 5]), [0.0, 0.0])
     np.testing.assert_array_equal(cal.blend_shares(1.0, [1, 5]), [1.0, 1.0])
+
+
+EMB = ModelSpec(kind="embedding", default_template="{}", max_length=32, source="test", revision="r",
+                logit_scale=20.0, multi_label_bias=0.3, example_shift=0.05)  # fmt: skip
+
+
+def unit_rows(rng, n, dim=16):
+    v = rng.normal(size=(n, dim))
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("multi_label", [False, True])
+def test_the_adaptive_blend_is_the_maths_by_hand(multi_label):
+    """Task.example_adaptive: the wording's cosines minus their offsets from the other labels' examples,
+    each example-bearing label blended with its own share n0 / (n0 + k)."""
+    rng = np.random.default_rng(16)
+    counts = (2, 0, 3, 5)
+    examples = tuple(tuple(f"e{i}.{j}" for j in range(n)) for i, n in enumerate(counts))
+    task = Task(("t",), tuple((f"l{i}",) for i in range(4)), multi_label, examples=examples, example_rule="blend",
+                example_weight=0.3, example_adaptive=True)  # fmt: skip
+    rows = unit_rows(rng, 1 + 4 + sum(counts))
+    text, wording, ex = rows[0], rows[1:5], rows[5:]
+    groups = np.split(ex, np.cumsum(counts)[:-1])
+    owner = np.repeat(np.arange(4), counts)
+    alpha = cal.leave_own_out_offsets(ex @ wording.T, owner)
+    cos = wording @ text - alpha
+    have = [0, 2, 3]
+    sim = np.array([text @ (g.mean(0) / np.linalg.norm(g.mean(0))) for g in (groups[i] for i in have)])
+    shift = np.mean(sim - cos[have])
+    w = cal.blend_shares(0.3, [counts[i] for i in have])
+    cos[have] = (1 - w) * (sim - shift) + w * cos[have]
+    want = embedding_finish(cos, 20.0, 0.3, multi_label)
+    got = score_texts(EMB, task, rows[:1], label_side(task, rows[1:]))
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    # off by default: the rule the service has always applied
+    plain = Task(task.texts, task.hypotheses, multi_label, examples=examples, example_rule="blend",
+                 example_weight=0.3)  # fmt: skip
+    assert label_side(plain, rows[1:]).wording_offsets is None
