@@ -243,8 +243,9 @@ def test_a_plain_dict_round_trips_through_json_and_yaml():
 
 def test_hash_fields_round_trip_and_a_new_label_starts_at_zero():
     stats = some_stats(labels=("账单", "a|b", "x"))
-    fields = {k: str(v).encode() for k, v in cal.to_fields(stats).items()}  # as redis-py returns them
+    fields = {k.encode(): repr(v).encode() for k, v in cal.to_fields(stats).items()}  # as redis-py returns them
     assert_stats_close(cal.from_fields(stats.labels, fields), stats, rtol=0)
+    assert_stats_close(cal.read_fields(stats.labels, fields, math.inf), stats, rtol=0)
     grown = cal.from_fields((*stats.labels, "new"), fields)
     assert grown.sums[-1] == grown.squares[-1] == grown.wins[-1] == 0.0
 
