@@ -255,6 +255,17 @@ def est_prior_matching(e: np.ndarray, rounds: int = 200) -> np.ndarray:
     return _centre(b)
 
 
+def oracle_background(e: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """A reference, not a candidate (it reads the labels): each label's class-balanced background, the mean
+    over the other classes present of that class's mean evidence for the label."""
+    present = np.unique(truth)
+    means = np.stack([e[truth == c].mean(0) for c in present])  # [classes present, labels]
+    out = np.empty(e.shape[1])
+    for i in range(e.shape[1]):
+        out[i] = means[present != i, i].mean()
+    return _centre(out)
+
+
 def est_service(config: cal.CalibrationConfig) -> Callable[[np.ndarray], np.ndarray]:
     def fit(e: np.ndarray) -> np.ndarray:
         labels = [str(i) for i in range(e.shape[1])]
@@ -278,6 +289,8 @@ CANDIDATES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "capped + shrink (service)": est_service(NO_DECAY),
 }
 SERVICE = "capped + shrink (service)"
+ORACLE = "reference: class-balanced background (reads labels)"
+REFERENCES = ("content-free", ORACLE)
 
 
 # -- protocols ---------------------------------------------------------------------------------------------
@@ -336,7 +349,7 @@ def _summary(gains: list[float]) -> dict:
 def protocols(case: Case, seeds: int, skews: int, ratios: tuple[int, ...]) -> dict:
     """Every candidate under half / skew / job / job-skew, as gains in accuracy over no correction."""
     e, y = case.evidence, case.data.truth
-    gains: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in [*CANDIDATES, "content-free"]}
+    gains: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in [*CANDIDATES, *REFERENCES]}
     base: dict[str, list[float]] = defaultdict(list)
     cf = _centre(case.scale * case.content_free.mean(0))  # the content-free inputs' own evidence
     job_sets = []
@@ -349,6 +362,9 @@ def protocols(case: Case, seeds: int, skews: int, ratios: tuple[int, ...]) -> di
         for s in job_sets:
             gains[name]["job-skew"].append(accuracy(e[s], y[s], fn(e[s])) - accuracy(e[s], y[s]))
     gains["content-free"]["job"].append(accuracy(e, y, cf) - accuracy(e, y))
+    gains[ORACLE]["job"].append(accuracy(e, y, oracle_background(e, y)) - accuracy(e, y))
+    for s in job_sets:
+        gains[ORACLE]["job-skew"].append(accuracy(e[s], y[s], oracle_background(e[s], y[s])) - accuracy(e[s], y[s]))
     base["all"].append(accuracy(e, y))
     for seed in range(seeds):
         rng = random.Random(seed)
@@ -362,6 +378,9 @@ def protocols(case: Case, seeds: int, skews: int, ratios: tuple[int, ...]) -> di
             gains[name]["half"].append(accuracy(e[b], y[b], fn(e[a])) - plain)
             for s in samples:
                 gains[name]["skew"].append(accuracy(e[b], y[b], fn(e[s])) - plain)
+        gains[ORACLE]["half"].append(accuracy(e[b], y[b], oracle_background(e[a], y[a])) - plain)
+        for s in samples:
+            gains[ORACLE]["skew"].append(accuracy(e[b], y[b], oracle_background(e[s], y[s])) - plain)
     out = {"accuracy_without": {k: float(np.mean(v)) for k, v in base.items()}, "candidates": {},
            "estimation_texts": {"half": len(y) // 2, "job": len(y)}}  # fmt: skip
     for name, by in gains.items():
@@ -662,7 +681,7 @@ def report(results: dict) -> str:
         "",
     ]
     lines += ["", "## Candidates (gain, mean / min; default model)", ""]
-    names = [*CANDIDATES, "content-free"]
+    names = [*CANDIDATES, *REFERENCES]
     for proto in ("half", "skew", "job", "job-skew"):
         lines += [f"### {proto}", ""]
         rows = []
