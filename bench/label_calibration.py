@@ -276,6 +276,27 @@ def est_service(config: cal.CalibrationConfig) -> Callable[[np.ndarray], np.ndar
 
 
 NO_DECAY = replace(CHOSEN, half_life=math.inf, min_texts=0.0)
+
+
+def est_capped_corrected_winners(e: np.ndarray, rounds: int = 4) -> np.ndarray:
+    """The chosen estimator, but with each text's top label taken after the current correction and a few
+    rounds to a fixed point (what the service does not do: the over-corrected common class stops winning,
+    so it stops being capped)."""
+    k, shift = e.shape[1], np.zeros(e.shape[1])
+    x = e - e.mean(1, keepdims=True)
+    for _ in range(rounds):
+        winners = (e - shift).argmax(1)
+        share = np.bincount(winners, minlength=k)[winners] / len(e)
+        w = np.minimum(1.0, max(CHOSEN.cap / k, CHOSEN.cap_floor) / share)
+        mean = w @ x / w.sum()
+        var = np.maximum(w @ x**2 / w.sum() - mean**2, 0.0) / w.sum()
+        out = mean - mean.mean()
+        tau2 = max(float(np.sum(out**2)) / (k - 1) - float(var.mean()), 0.0)
+        shift = out * tau2 / (tau2 + var + 1e-300)
+        shift = shift - shift.mean()
+    return shift
+
+
 CANDIDATES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "mean log-score (issue)": est_logprob_mean,
     "mean raw evidence": est_service(replace(NO_DECAY, cap=math.inf, shrink=False)),
@@ -286,6 +307,8 @@ CANDIDATES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "prior matching": est_prior_matching,
     "mean + shrink": est_service(replace(NO_DECAY, cap=math.inf)),
     "capped, no shrink": est_service(replace(NO_DECAY, shrink=False)),
+    "capped, no 10% floor": est_service(replace(NO_DECAY, cap_floor=0.0)),
+    "capped, corrected winners": est_capped_corrected_winners,
     "capped + shrink (service)": est_service(NO_DECAY),
 }
 SERVICE = "capped + shrink (service)"
