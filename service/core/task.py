@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from service.core.calibration import blend_shares, leave_own_out_offsets
 from service.core.model_spec import ModelSpec
 from service.core.scoring import (
     aggregate,
@@ -42,6 +43,10 @@ class Task:
     examples: tuple[tuple[str, ...], ...] = ()
     example_rule: str = "blend"
     example_weight: float = 0.2
+    # opt-in (not yet wired to the API): each label's blend share from its own example count
+    # (calibration.blend_shares: ``example_weight`` is the share at 3 examples) and the wording's per-label
+    # offsets estimated from the other labels' examples (calibration.leave_own_out_offsets)
+    example_adaptive: bool = False
 
     @classmethod
     def of(cls, text: str, labels: Iterable[str], template: str, multi_label: bool = False) -> Task:
@@ -95,10 +100,15 @@ class LabelSide:
     wording: np.ndarray  # [labels, dim]: each label's phrasings' normalised mean
     have: tuple[int, ...] = ()  # the labels with examples
     vectors: tuple[np.ndarray, ...] = ()  # per label in ``have``: [1, dim] prototype, or [k, dim] (nearest)
+    counts: tuple[int, ...] = ()  # per label in ``have``: its number of examples
+    # per label: its wording's background level over the other labels' examples (cosine units, mean 0);
+    # used by ``Task.example_adaptive`` only
+    wording_offsets: np.ndarray | None = None
 
     @property
     def nbytes(self) -> int:
-        return self.wording.nbytes + sum(v.nbytes for v in self.vectors)
+        extra = 0 if self.wording_offsets is None else self.wording_offsets.nbytes
+        return self.wording.nbytes + sum(v.nbytes for v in self.vectors) + extra
 
 
 def label_sequences(spec: ModelSpec, task: Task) -> list[Seq]:
@@ -113,7 +123,7 @@ def text_sequences(spec: ModelSpec, task: Task) -> list[Seq]:
 
 def label_signature(task: Task) -> tuple:
     """What ``label_side`` depends on (a label set's strings are the same objects every time: cheap)."""
-    return task.hypotheses, task.examples, task.example_rule
+    return task.hypotheses, task.examples, task.example_rule, task.example_adaptive
 
 
 def label_side(task: Task, rows: np.ndarray) -> LabelSide:
@@ -129,21 +139,28 @@ def label_side(task: Task, rows: np.ndarray) -> LabelSide:
         vectors = tuple(groups[i] for i in have)
     else:
         vectors = tuple(prompt_ensemble(groups[i])[None, :] for i in have)
-    return LabelSide(wording, have, vectors)
+    offsets = None
+    if task.example_adaptive and len(have) >= 2:
+        owner = np.repeat(np.arange(len(counts)), counts)
+        offsets = leave_own_out_offsets(rows[sum(sizes) :] @ wording.T, owner)
+    return LabelSide(wording, have, vectors, tuple(counts[i] for i in have), offsets)
 
 
 def score_texts(spec: ModelSpec, task: Task, text_rows: np.ndarray, side: LabelSide) -> list[float]:
     """An embedding task's scores in label order from its text rows (one per window) and its label side."""
     text = np.asarray(text_rows, dtype=np.float64)
     cos = text @ side.wording.T  # [windows, labels]
+    if task.example_adaptive and side.wording_offsets is not None:
+        cos = cos - side.wording_offsets
     if side.have:
         have = list(side.have)
         if task.example_rule == "nearest":
             similarity = np.stack([(text @ v.T).max(axis=1) for v in side.vectors], axis=1)
         else:
             similarity = text @ np.concatenate(side.vectors).T  # one prototype per label
-        cos[:, have] = example_evidence(
-            similarity, cos[:, have], task.example_rule, task.example_weight, spec.example_shift
-        )
+        weight = task.example_weight
+        if task.example_adaptive and task.example_rule == "blend":
+            weight = blend_shares(weight, side.counts)  # per label, broadcast over the windows
+        cos[:, have] = example_evidence(similarity, cos[:, have], task.example_rule, weight, spec.example_shift)
     scores = embedding_finish(aggregate(cos, task.aggregation), spec.logit_scale, spec.multi_label_bias, task.pairwise)
     return scores.tolist()
