@@ -36,7 +36,9 @@ inputs.
 **Noise**: offsets estimated from few texts are noisy; each centred offset is shrunk towards 0 by an
 empirical-Bayes factor ``tau² / (tau² + v_i)`` (``v_i``: its sampling variance; ``tau²``: the spread of the
 offsets beyond that noise), so a small or bias-free sample corrects little, a large one fully. Below
-``min_texts`` (decayed) texts there is no correction at all (``offsets`` returns None: "uncalibrated").
+``min_texts`` texts seen there is no correction at all (``offsets`` returns None: "uncalibrated"). Texts
+seen, not their decayed sum: the decayed sum only grows with them, and a user reading "texts: 50" in an
+answer should find it corrected at the number the setting names.
 
 **Thresholds keep their meaning**: offsets are centred to mean 0 over the set's labels, so the correction
 moves labels relative to each other and leaves the set's average evidence where the model put it: a
@@ -46,6 +48,8 @@ single-label answer is still a softmax (scores sum to 1).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -64,7 +68,7 @@ class CalibrationConfig:
     """How the statistics are gathered and turned into offsets (one per model; the defaults are the study's)."""
 
     half_life: float = 2000.0  # texts; math.inf = never forget (a frozen fit, a job)
-    min_texts: float = 50.0  # decayed texts before any correction ("uncalibrated" below)
+    min_texts: float = 50.0  # texts seen before any correction ("uncalibrated" below)
     # skew guard: a text's weight is min(1, max(cap / K, cap_floor) / its top label's share of the wins);
     # cap = math.inf: the plain mean. The floor keeps a many-label set (CIC: 118 intents, naturally 1-129 rows
     # each) from treating every ordinary frequent intent as skew: what moves offsets is an absolute share
@@ -159,9 +163,9 @@ def _centred_rows(evidence: np.ndarray) -> np.ndarray:
 
 def offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray | None:
     """Per-label offsets to subtract from the evidence (centred: mean 0 over the labels), or None while
-    fewer than ``config.min_texts`` decayed texts are in (the answer is then uncalibrated)."""
+    fewer than ``config.min_texts`` texts are in (the answer is then uncalibrated)."""
     k = len(stats.labels)
-    if k < 2 or stats.total < max(config.min_texts, 1e-12) or stats.weight <= 0:
+    if k < 2 or stats.texts < config.min_texts or stats.total <= 0 or stats.weight <= 0:
         return None
     mean = stats.sums / stats.weight
     # sampling variance of each label's mean, with the weight as the sample size: with weights <= 1 the
@@ -242,6 +246,40 @@ def fit(evidence: np.ndarray, labels: Sequence[str], config: CalibrationConfig) 
     wins = np.bincount(winners, minlength=k).astype(np.float64)
     w = _text_weights(winners, wins, float(n), config)
     return LabelStats(tuple(labels), float(n), float(n), float(w.sum()), w @ centred, w @ centred**2, wins)
+
+
+# -- which record a request's labels use -------------------------------------------------------------
+@dataclass(frozen=True)
+class Columns:
+    """Where a request's labels sit in a record. A record's labels are the set's wordings sorted, so the
+    same wordings in any order share one record (a label's background is only comparable to the other
+    labels' when measured on the same texts: the key is the whole set, not each wording alone)."""
+
+    digest: str  # of the sorted wordings: the record's key
+    order: np.ndarray  # order[j]: the request's index of the record's j-th label
+
+    @classmethod
+    def of(cls, wordings: Sequence) -> Columns:
+        """``wordings``: per request label, anything JSON can write (e.g. its hypotheses and examples)."""
+        keyed = [json.dumps(w, ensure_ascii=False, separators=(",", ":")) for w in wordings]
+        order = np.array(sorted(range(len(keyed)), key=keyed.__getitem__), dtype=np.int64)
+        digest = hashlib.blake2b("\n".join(keyed[i] for i in order).encode("utf-8"), digest_size=16).hexdigest()
+        return cls(digest, order)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The record's label keys: positions in the sorted wordings (short Redis fields)."""
+        return tuple(str(j) for j in range(len(self.order)))
+
+    def to_record(self, evidence: np.ndarray) -> np.ndarray:
+        """Request-ordered evidence ([labels] or [texts, labels]) in the record's order."""
+        return np.asarray(evidence)[..., self.order]
+
+    def to_request(self, values: np.ndarray) -> np.ndarray:
+        """Record-ordered per-label values in the request's label order."""
+        out = np.empty(len(self.order))
+        out[self.order] = values
+        return out
 
 
 # -- the correction --------------------------------------------------------------------------------

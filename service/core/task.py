@@ -8,11 +8,17 @@ A task may have several texts (the windows of one long text) and several hypothe
 phrasings); ``score`` combines them as the README states: per window, each label's phrasings combine (NLI:
 the phrasing with the strongest entailment; embeddings: the mean of the phrasings' normalised embeddings),
 then each label's evidence is aggregated over the windows (``max`` or ``mean``), then turned into scores.
+
+Calibration (``core.calibration``) sits between the two: ``score`` and ``score_texts`` take an optional
+``correction``, given each text's raw *wording* evidence per label (logit units, aggregated over the windows:
+``scale * cos`` for an embedding model, the entailment logit or entailment minus contradiction for NLI) and
+the space it is in (``EMBEDDING_SPACE``, ...); what it returns (per-label offsets, or None) is subtracted before the
+scores are made. Only the wording is corrected: a label's examples are blended in after it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +35,13 @@ from service.core.scoring import (
 )
 
 Seq = tuple[str, str | None]
+
+# the spaces raw evidence is recorded and corrected in: one for embedding models (single- and multi-label
+# evidence differ by a constant per text, which centred offsets ignore); two for NLI models (the entailment
+# logit, single-label; entailment minus contradiction, pairwise)
+EMBEDDING_SPACE, NLI_SPACE, NLI_PAIRWISE_SPACE = "emb", "nli-e", "nli-ec"
+# (raw wording evidence [labels], its space) -> offsets to subtract [labels], or None (no correction)
+Correction = Callable[[np.ndarray, str], "np.ndarray | None"]
 
 
 @dataclass(frozen=True)
@@ -74,8 +87,15 @@ def _groups(rows: np.ndarray, sizes: Sequence[int]) -> list[np.ndarray]:
     return np.split(rows, np.cumsum(sizes)[:-1])
 
 
-def score(spec: ModelSpec, task: Task, rows: np.ndarray) -> list[float]:
-    """Scores in label order from the rows of ``sequences_for(spec, task)``."""
+def space_of(spec: ModelSpec, task: Task) -> str:
+    """The space a task's raw evidence is in."""
+    if spec.kind != "nli":
+        return EMBEDDING_SPACE
+    return NLI_PAIRWISE_SPACE if task.pairwise else NLI_SPACE
+
+
+def score(spec: ModelSpec, task: Task, rows: np.ndarray, correction: Correction | None = None) -> list[float]:
+    """Scores in label order from the rows of ``sequences_for(spec, task)``; ``correction``: see the module."""
     sizes = [len(h) for h in task.hypotheses]
     windows = len(task.texts)
     if spec.kind == "nli":
@@ -86,9 +106,16 @@ def score(spec: ModelSpec, task: Task, rows: np.ndarray) -> list[float]:
                 for w in per_window
             ]
         )
-        return nli_finish(aggregate(evidence, task.aggregation), task.pairwise).tolist()
+        raw = aggregate(evidence, task.aggregation)
+        shift = _shift(correction, raw, space_of(spec, task), len(sizes))
+        return nli_finish(raw if shift is None else raw - shift, task.pairwise).tolist()
     rows = np.asarray(rows)
-    return score_texts(spec, task, rows[:windows], label_side(task, rows[windows:]))
+    return score_texts(spec, task, rows[:windows], label_side(task, rows[windows:]), correction)
+
+
+def _shift(correction: Correction | None, raw: np.ndarray, space: str, labels: int) -> np.ndarray | None:
+    """The correction's offsets for this text (a single label has nothing to be corrected against)."""
+    return correction(raw, space) if correction is not None and labels >= 2 else None
 
 
 @dataclass(frozen=True)
@@ -121,6 +148,13 @@ def text_sequences(spec: ModelSpec, task: Task) -> list[Seq]:
     return [(spec.text_prefix + text, None) for text in task.texts]
 
 
+def wording_of(task: Task) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """Per label, what its wording is for calibration: its hypotheses (the template is in them) and its
+    examples. Two requests whose labels have the same wordings, in any order, share a record."""
+    examples = task.examples or ((),) * len(task.hypotheses)
+    return tuple(zip(task.hypotheses, examples))
+
+
 def label_signature(task: Task) -> tuple:
     """What ``label_side`` depends on (a label set's strings are the same objects every time: cheap)."""
     return task.hypotheses, task.examples, task.example_rule, task.example_adaptive
@@ -146,12 +180,19 @@ def label_side(task: Task, rows: np.ndarray) -> LabelSide:
     return LabelSide(wording, have, vectors, tuple(counts[i] for i in have), offsets)
 
 
-def score_texts(spec: ModelSpec, task: Task, text_rows: np.ndarray, side: LabelSide) -> list[float]:
-    """An embedding task's scores in label order from its text rows (one per window) and its label side."""
+def score_texts(
+    spec: ModelSpec, task: Task, text_rows: np.ndarray, side: LabelSide, correction: Correction | None = None
+) -> list[float]:
+    """An embedding task's scores in label order from its text rows (one per window) and its label side;
+    ``correction``: see the module (the wording's cosines are corrected before examples are blended in)."""
     text = np.asarray(text_rows, dtype=np.float64)
     cos = text @ side.wording.T  # [windows, labels]
     if task.example_adaptive and side.wording_offsets is not None:
         cos = cos - side.wording_offsets
+    raw = spec.logit_scale * aggregate(cos, task.aggregation) if correction is not None else None
+    shift = _shift(correction, raw, EMBEDDING_SPACE, cos.shape[1]) if raw is not None else None
+    if shift is not None:  # offsets are in logit units: scale * cos
+        cos = cos - shift / spec.logit_scale
     if side.have:
         have = list(side.have)
         if task.example_rule == "nearest":
