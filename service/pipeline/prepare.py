@@ -28,7 +28,7 @@ from service.core.model_spec import ModelSpec
 from service.core.task import Task
 from service.engine.tokenization import Tokenizer
 from service.errors import UnprocessableRequest
-from service.pipeline.label_sets import Resolved
+from service.pipeline.label_sets import NO_CALIBRATION, CalibrationChoice, Resolved
 
 
 @dataclass
@@ -42,6 +42,7 @@ class PreparedRequest:
     windows: int = 1
     warnings: list[AnswerWarning] = field(default_factory=list)
     thresholds: dict[str, float] = field(default_factory=dict)  # per label (a multi-label set's)
+    calibration: CalibrationChoice = NO_CALIBRATION
 
     @property
     def pairs(self) -> int:
@@ -124,7 +125,9 @@ def prepare(planned: Plan, spec: ModelSpec, tokenizer: Tokenizer, max_windows: i
         spec.example_weight if request.example_weight is None else request.example_weight,
     )
     names = [label.name for label in labels]
-    return PreparedRequest(request, task, names, fitted.truncated, len(fitted.texts), warnings, resolved.thresholds)
+    return PreparedRequest(
+        request, task, names, fitted.truncated, len(fitted.texts), warnings, resolved.thresholds, resolved.calibration
+    )
 
 
 def prepare_call(

@@ -29,6 +29,7 @@ from service.core.languages import mismatch
 from service.core.model_spec import ModelSpec
 from service.errors import LastModel, ModelNotFound, ServiceError
 from service.obs import request_context
+from service.pipeline.calibration import JobCalibration
 from service.pipeline.label_sets import LabelSet, Resolved
 from service.pipeline.pipeline import Answers, Pipeline, merged_cache
 
@@ -119,9 +120,15 @@ class ModelRegistry:
         model = self.for_request(request)
         return model.pipeline.checked(request, pin=model.name)
 
-    async def classify(self, requests: Sequence[ClassifyRequest | Resolved], job: bool = False) -> Answers:
+    async def classify(
+        self,
+        requests: Sequence[ClassifyRequest | Resolved],
+        job: bool = False,
+        job_calibration: JobCalibration | None = None,
+    ) -> Answers:
         """Answers in the call's order; each model's part through its own ``Pipeline.classify``. An item of
-        a job naming a model this replica does not serve gets that error in its place."""
+        a job naming a model this replica does not serve gets that error in its place; ``job_calibration``:
+        the job's own (its groups name the model's revision)."""
         parts: dict[str, list[int]] = {}
         failed: dict[int, ServiceError] = {}
         by_name = {m.name: m for m in self.served}  # this call's models, whatever is loaded meanwhile
@@ -137,7 +144,10 @@ class ModelRegistry:
         request_context.note_models(list(parts))
         held = self.admission.models(list(parts)) if not job else contextlib.nullcontext()
         with held:
-            calls = (by_name[name].pipeline.classify([requests[i] for i in at], job=job) for name, at in parts.items())
+            calls = (
+                by_name[name].pipeline.classify([requests[i] for i in at], job, job_calibration)
+                for name, at in parts.items()
+            )
             answered = await asyncio.gather(*calls)
         results: list[ClassifyResponse | ServiceError | None] = [None] * len(requests)
         for index, answers in zip(parts.values(), answered):
