@@ -5,9 +5,10 @@ text, before scores are made). Here, per request (``for_request``):
 
 - ``none``: no correction, nothing recorded;
 - ``traffic``: this model's record for the request's wordings (``Columns``: any label order of the same
-  wordings shares it) corrects the text with what it has seen so far, then records the text's raw evidence
-  (never the corrected one: the record stays a sample of what the model does). Until the record has seen
-  ``min_texts`` (decayed) texts the answer is uncalibrated;
+  wordings shares it) corrects the text with what it had seen when the call arrived, then records the text's
+  raw evidence (never the corrected one: the record stays a sample of what the model does). Every text of a
+  call is answered before any of them is recorded, so a batch's items do not move each other's answers.
+  Until the record has seen ``min_texts`` texts the answer is uncalibrated;
 - ``frozen``: the offsets ``zsc calibrate`` wrote into the label set, by label name;
 - ``job``: the job's own fit (``JobCalibration``): its estimate pass records, its answer pass corrects.
 
@@ -72,7 +73,10 @@ class TextCalibration:
         return shift
 
     def shift(self, raw: np.ndarray, space: str) -> np.ndarray | None:
-        raise NotImplementedError
+        return None  # a single label: nothing to correct it against
+
+    def settle(self) -> None:
+        """Once every text of the call is answered: record what is to be recorded."""
 
     def applied(self) -> CalibrationApplied:
         return CalibrationApplied(mode=self.mode, calibrated=self.calibrated, texts=self.texts)  # type: ignore[arg-type]
@@ -94,11 +98,17 @@ class TrafficText(TextCalibration):
     def __init__(self, record: TrafficRecord, columns: Columns, config: CalibrationConfig) -> None:
         super().__init__("traffic")
         self._record, self._columns, self._config = record, columns, config
+        self._raw: np.ndarray | None = None
 
     def shift(self, raw: np.ndarray, space: str) -> np.ndarray | None:
         found, self.texts = self._record.offsets(self._config)
-        self._record.observe(self._columns.to_record(raw), self._config)
+        self._raw = self._columns.to_record(raw)
         return None if found is None else self._columns.to_request(found)
+
+    def settle(self) -> None:
+        if self._raw is not None:
+            self._record.observe(self._raw, self._config)
+            self._raw = None
 
 
 class JobText(TextCalibration):

@@ -159,6 +159,9 @@ class Pipeline:
         ready = [p for p in prepared if isinstance(p, PreparedRequest)]
         texts = await self._calibrations(ready, job_calibration)
         scored = iter(zip(await self.scorer.scores([p.task for p in ready], texts), texts))
+        for text in texts:  # answered with what the records knew when the call came; now recorded
+            if text is not None:
+                text.settle()
         results: list[ClassifyResponse | ServiceError] = []
         statuses: set[str] = set()
         for p in prepared:

@@ -231,3 +231,17 @@ def test_a_job_calibrates_on_its_own_texts_then_answers(built):
         got = np.array([dict(zip(r["labels"], r["scores"]))[n] for n in LABELS])
         np.testing.assert_allclose(got, softmax(raw_of(p) - shift), rtol=1e-6)
     assert [r["calibration"] for r in few] == [{"mode": "job", "calibrated": False, "texts": 3}] * 3
+
+
+def test_a_call_is_answered_with_what_the_record_knew_when_it_came(built):
+    """A batch's items do not move each other's answers: all are corrected alike, then all recorded."""
+
+    async def scenario(c):
+        await c.pipeline.classify([body(t, calibration="traffic") for t in TEXTS[:6]])
+        one = (await c.pipeline.classify([body(t, calibration="traffic") for t in TEXTS])).results
+        two = (await c.pipeline.classify([body(t, calibration="traffic") for t in reversed(TEXTS)])).results
+        return one, two
+
+    one, two = run(built(), scenario)
+    assert {a.calibration.texts for a in one} == {6} and {a.calibration.texts for a in two} == {14}
+    assert all(a.calibration.calibrated for a in one + two)
