@@ -354,8 +354,10 @@ class ClassifyRequest(BaseModel):
     )
     example_weight: Probability | None = Field(
         default=None,
-        description="With blend: the wording's share in [0, 1] (0 = the prototype alone). Default: the label "
-        "set's, else the model's.",
+        description="With blend: the wording's share in [0, 1] for a label with 3 examples (one with k gets "
+        "n0 / (n0 + k), n0 = 3 w / (1 - w): less with more examples; none where the label's wording does not point "
+        "at its examples); 0 = the prototype alone, 1 = the wording alone. Default: the label set's, else the "
+        "model's.",
     )
     calibration: CalibrationMode | None = Field(
         default=None,

@@ -50,7 +50,9 @@ class ModelSummary(BaseModel):
     state: str = Field(description="ready")
     memory_mb: float = Field(description="Resident memory its loading added to the replica.")
     example_rule: str | None = Field(description="Embedding models: how label examples join the wording by default.")
-    example_weight: float | None = Field(description="Embedding models: the wording's share in a blend by default.")
+    example_weight: float | None = Field(
+        description="Embedding models: the wording's share in a blend by default (for a label with 3 examples)."
+    )
 
 
 class ServedModels(BaseModel):

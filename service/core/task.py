@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from service.core.calibration import blend_shares, leave_own_out_offsets
+from service.core.calibration import blend_shares, leave_own_out_offsets, wording_agrees
 from service.core.model_spec import ModelSpec
 from service.core.scoring import (
     aggregate,
@@ -56,9 +56,11 @@ class Task:
     examples: tuple[tuple[str, ...], ...] = ()
     example_rule: str = "blend"
     example_weight: float = 0.2
-    # opt-in (not yet wired to the API): each label's blend share from its own example count
-    # (calibration.blend_shares: ``example_weight`` is the share at 3 examples) and the wording's per-label
-    # offsets estimated from the other labels' examples (calibration.leave_own_out_offsets)
+    # the blend the service uses (``pipeline.prepare`` sets it with rule blend): the wording's per-label
+    # offsets estimated from the other labels' examples (calibration.leave_own_out_offsets), and each label's
+    # share from its own example count (calibration.blend_shares: ``example_weight`` is the share at 3
+    # examples), none where 5+ examples show its wording points at another label (calibration.wording_agrees:
+    # the examples alone). False: the fixed share ``example_weight`` for every label
     example_adaptive: bool = False
 
     @classmethod
@@ -128,13 +130,14 @@ class LabelSide:
     have: tuple[int, ...] = ()  # the labels with examples
     vectors: tuple[np.ndarray, ...] = ()  # per label in ``have``: [1, dim] prototype, or [k, dim] (nearest)
     counts: tuple[int, ...] = ()  # per label in ``have``: its number of examples
-    # per label: its wording's background level over the other labels' examples (cosine units, mean 0);
-    # used by ``Task.example_adaptive`` only
+    # ``Task.example_adaptive`` only: per label, its wording's background level over the other labels'
+    # examples (cosine units, mean 0); per label in ``have``, whether its wording joins its blend (1.0 or 0.0)
     wording_offsets: np.ndarray | None = None
+    agrees: np.ndarray | None = None
 
     @property
     def nbytes(self) -> int:
-        extra = 0 if self.wording_offsets is None else self.wording_offsets.nbytes
+        extra = sum(a.nbytes for a in (self.wording_offsets, self.agrees) if a is not None)
         return self.wording.nbytes + sum(v.nbytes for v in self.vectors) + extra
 
 
@@ -169,15 +172,15 @@ def label_side(task: Task, rows: np.ndarray) -> LabelSide:
     counts = [len(e) for e in task.examples]
     have = tuple(i for i, n in enumerate(counts) if n)
     groups = _groups(rows[sum(sizes) :], counts)
-    if task.example_rule == "nearest":
-        vectors = tuple(groups[i] for i in have)
-    else:
-        vectors = tuple(prompt_ensemble(groups[i])[None, :] for i in have)
-    offsets = None
-    if task.example_adaptive and len(have) >= 2:
-        owner = np.repeat(np.arange(len(counts)), counts)
-        offsets = leave_own_out_offsets(rows[sum(sizes) :] @ wording.T, owner)
-    return LabelSide(wording, have, vectors, tuple(counts[i] for i in have), offsets)
+    prototypes = [prompt_ensemble(groups[i])[None, :] for i in have]
+    vectors = tuple(groups[i] for i in have) if task.example_rule == "nearest" else tuple(prototypes)
+    offsets = agrees = None
+    if task.example_adaptive:
+        if len(have) >= 2:
+            owner = np.repeat(np.arange(len(counts)), counts)
+            offsets = leave_own_out_offsets(rows[sum(sizes) :] @ wording.T, owner)
+        agrees = wording_agrees(np.concatenate(prototypes), wording, have, [counts[i] for i in have], offsets)
+    return LabelSide(wording, have, vectors, tuple(counts[i] for i in have), offsets, agrees)
 
 
 def score_texts(
@@ -200,8 +203,8 @@ def score_texts(
         else:
             similarity = text @ np.concatenate(side.vectors).T  # one prototype per label
         weight = task.example_weight
-        if task.example_adaptive and task.example_rule == "blend":
-            weight = blend_shares(weight, side.counts)  # per label, broadcast over the windows
+        if task.example_adaptive and task.example_rule == "blend":  # per label, broadcast over the windows
+            weight = blend_shares(weight, side.counts) * side.agrees
         cos[:, have] = example_evidence(similarity, cos[:, have], task.example_rule, weight, spec.example_shift)
     scores = embedding_finish(aggregate(cos, task.aggregation), spec.logit_scale, spec.multi_label_bias, task.pairwise)
     return scores.tolist()

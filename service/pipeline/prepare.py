@@ -115,14 +115,18 @@ def prepare(planned: Plan, spec: ModelSpec, tokenizer: Tokenizer, max_windows: i
             "no place for example texts; leave the examples out, or send the request to an embedding model "
             "(`model`: GET /models gives each model's kind)"
         )
+    rule = request.example_rule or spec.example_rule
     task = Task(
         fitted.texts,
         planned.hypotheses,
         request.multi_label,
         request.chunk_aggregation,
         examples if any(examples) else (),
-        request.example_rule or spec.example_rule,
+        rule,
         spec.example_weight if request.example_weight is None else request.example_weight,
+        # a blend's wording share per label: from its own examples' count, where its wording agrees with
+        # them (core.task; measured against the plain prototype in docs/evaluation.md, "Examples")
+        example_adaptive=rule == "blend",
     )
     names = [label.name for label in labels]
     return PreparedRequest(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -190,3 +191,27 @@ def test_job_calibration_on_classify_is_a_400_that_says_what_to_do(cluster):
         timeout=30,
     )
     assert bad.status_code == 400 and "calibration" in bad.json()["error"]
+
+
+def test_an_nli_model_calibrates_both_of_its_evidences(nli_servers):
+    """An NLI model records two evidences apart: the entailment logit (single-label answers) and entailment
+    minus contradiction (multi-label); each answer is corrected with its own, and multi-label scores keep their
+    mean logit (centred offsets: a threshold lets as many labels through on average)."""
+    url = nli_servers["hf"]
+    labels = ["sports", "politics", "technology", "weather"]
+    texts = [
+        f"Report number {i}: the {w} story of the day" for i, w in enumerate(["match", "vote", "chip", "rain"] * 16)
+    ]
+    for multi_label in (False, True):
+        first = batch(url, texts[:60], labels=labels, multi_label=multi_label, calibration="traffic")
+        assert first[0]["calibration"] == {"mode": "traffic", "calibrated": False, "texts": 0}
+        plain = batch(url, texts[60:], labels=labels, multi_label=multi_label)
+        after = batch(url, texts[60:], labels=labels, multi_label=multi_label, calibration="traffic")
+        assert all(a["calibration"] == {"mode": "traffic", "calibrated": True, "texts": 60} for a in after)
+        assert any(a["scores"] != p["scores"] for a, p in zip(after, plain))
+        if multi_label:
+            for a, p in zip(after, plain):
+                mean = [sum(math.log(s / (1 - s)) for s in x["scores"]) / len(labels) for x in (a, p)]
+                assert mean[0] == pytest.approx(mean[1], abs=1e-6)
+        else:
+            assert all(sum(a["scores"]) == pytest.approx(1.0) for a in after)

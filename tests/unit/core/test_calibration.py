@@ -333,9 +333,10 @@ def unit_rows(rng, n, dim=16):
 @pytest.mark.parametrize("multi_label", [False, True])
 def test_the_adaptive_blend_is_the_maths_by_hand(multi_label):
     """Task.example_adaptive: the wording's cosines minus their offsets from the other labels' examples,
-    each example-bearing label blended with its own share n0 / (n0 + k)."""
+    each example-bearing label blended with its own share n0 / (n0 + k), none where it has 5+ examples and its
+    (centred) wording is not the closest to their prototype (the examples alone)."""
     rng = np.random.default_rng(16)
-    counts = (2, 0, 3, 5)
+    counts = (2, 0, 5, 6)
     examples = tuple(tuple(f"e{i}.{j}" for j in range(n)) for i, n in enumerate(counts))
     task = Task(("t",), tuple((f"l{i}",) for i in range(4)), multi_label, examples=examples, example_rule="blend",
                 example_weight=0.3, example_adaptive=True)  # fmt: skip
@@ -348,10 +349,15 @@ def test_the_adaptive_blend_is_the_maths_by_hand(multi_label):
     have = [0, 2, 3]
     sim = np.array([text @ (g.mean(0) / np.linalg.norm(g.mean(0))) for g in (groups[i] for i in have)])
     shift = np.mean(sim - cos[have])
-    w = cal.blend_shares(0.3, [counts[i] for i in have])
+    protos = np.stack([g.mean(0) / np.linalg.norm(g.mean(0)) for g in (groups[i] for i in have)])
+    closeness = protos @ wording.T - alpha
+    agrees = np.array([float(counts[i] < 5 or closeness[j].argmax() == i) for j, i in enumerate(have)])
+    w = cal.blend_shares(0.3, [counts[i] for i in have]) * agrees
     cos[have] = (1 - w) * (sim - shift) + w * cos[have]
     want = embedding_finish(cos, 20.0, 0.3, multi_label)
-    got = score_texts(EMB, task, rows[:1], label_side(task, rows[1:]))
+    side = label_side(task, rows[1:])
+    assert 0 < side.agrees.sum() < len(have)  # this draw has a wording that points elsewhere: both cases run
+    got = score_texts(EMB, task, rows[:1], side)
     np.testing.assert_allclose(got, want, rtol=1e-10)
     # off by default: the rule the service has always applied
     plain = Task(task.texts, task.hypotheses, multi_label, examples=examples, example_rule="blend",

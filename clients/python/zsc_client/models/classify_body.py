@@ -50,8 +50,10 @@ class ClassifyBody:
             example_rule (ClassifyBodyExampleRuleType0 | None | Unset): How a label's examples join its wording (embedding
                 models): the text's similarity to their mean (prototype), to the closest one (nearest), or the prototype blended
                 with the wording (blend). Default: the label set's, else the model's (GET /models).
-            example_weight (float | None | Unset): With blend: the wording's share in [0, 1] (0 = the prototype alone).
-                Default: the label set's, else the model's.
+            example_weight (float | None | Unset): With blend: the wording's share in [0, 1] for a label with 3 examples
+                (one with k gets n0 / (n0 + k), n0 = 3 w / (1 - w): less with more examples; none where the label's wording does
+                not point at its examples); 0 = the prototype alone, 1 = the wording alone. Default: the label set's, else the
+                model's.
             hypothesis_template (None | str | Unset): How a label (or its description) becomes a hypothesis; must contain
                 '{}'. Default: the model's.
             label_set (None | str | Unset): A label set the service holds (GET /label_sets): its labels, template,
