@@ -27,13 +27,14 @@ than ``ZSC_CALIBRATION_MIN_TEXTS`` (50) texts are answered uncalibrated, as the 
 halves: 30 and 16 texts).
 
 Cost: a replica with the default settings, ``/classify`` from 32 closed-loop clients with THUCNews' 10 labels,
-``calibration`` none and traffic alternated (two rounds each), every text distinct (no cache hit), the traffic
+``calibration`` none and traffic alternated (three rounds each), every text distinct (no cache hit), the traffic
 record warmed first (it corrects every answer measured).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import time
@@ -144,7 +145,7 @@ def run_case(service: Service, data: LabelledSet, wording: str, seeds: int) -> d
             "without": float(np.mean(base)), "gains": summary}  # fmt: skip
 
 
-def cost(out: Path, clients: int, step_s: float, seed: int) -> list[dict]:
+def cost(out: Path, clients: int, step_s: float, seed: int, rounds: int = 3) -> list[dict]:
     classes = (SHARED / "thucnews_classes.txt").read_text(encoding="utf-8").split()
     texts = [line.split("\t")[0] for line in (SHARED / "thucnews_test.tsv").read_text(encoding="utf-8").splitlines()]
     rng = random.Random(seed)
@@ -154,7 +155,7 @@ def cost(out: Path, clients: int, step_s: float, seed: int) -> list[dict]:
             {"text": f"{t} (warm {i})", "labels": classes, "calibration": "traffic"} for i, t in enumerate(texts[:64])
         ]
         httpx.post(f"{server.url}/classify_batch", json={"items": warm}, timeout=300).raise_for_status()
-        for round_ in (1, 2):
+        for round_ in range(1, rounds + 1):
             for mode in ("none", "traffic"):
                 bodies = [{"text": f"{rng.choice(texts)} ({seed}-{round_}-{mode}-{i})", "labels": classes,
                            "calibration": mode} for i in range(20_000)]  # fmt: skip
@@ -184,7 +185,9 @@ def report(results: dict) -> str:
     lines += table(["set", "wording", "texts", "labels", "without", "half", "skew", "job", "job-skew"], rows)
     c = results["cost"]
     rps = {m: float(np.mean([r["requests_per_s"] for r in c if r["mode"] == m])) for m in ("none", "traffic")}
-    lines += ["", f"## Cost: /classify, {results['clients']} clients, {results['step_s']:g} s per round, 2 rounds each",
+    rounds = max(r["round"] for r in c)
+    title = f"## Cost: /classify, {results['clients']} clients, {results['step_s']:g} s per round, {rounds} rounds each"
+    lines += ["", title,
               "", *table(["calibration", "req/s (mean)", "p95 ms (worst round)", "failures"],
                          [[m, f"{rps[m]:.1f}", f"{max(r['p95_ms'] for r in c if r['mode'] == m):.0f}",
                            str(sum(r["failures"] for r in c if r["mode"] == m))] for m in rps]),
@@ -198,8 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--step-s", type=float, default=20)
+    parser.add_argument("--rounds", type=int, default=3, help="cost: rounds of none then traffic")
     parser.add_argument("--seed", type=int, default=int(time.time()), help="varies the load's texts")
     parser.add_argument("--no-cost", action="store_true")
+    parser.add_argument("--cost-only", action="store_true", help="measure the cost again into an earlier run's folder")
     parser.add_argument("--out", type=Path, help="result folder (default results/calibration-<date>)")
     args = parser.parse_args(argv)
     if args.smoke:
@@ -208,6 +213,14 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     ensure_default(dict(os.environ))
+    if args.cost_only:
+        results = json.loads((out / "calibration.json").read_text())
+        results.update(
+            clients=args.clients, step_s=args.step_s, cost=cost(out, args.clients, args.step_s, args.seed, args.rounds)
+        )
+        say(f"wrote {write_results(out, 'calibration', results, report, lambda results, path: None)}")
+        print(report(results))
+        return 0
     sets = load_sets(SHARED, thucnews_per_class=200)
     results: dict = {"accuracy": [], "clients": args.clients, "step_s": args.step_s, "seeds": args.seeds}
     with running(bento_serve("accuracy", free_port(), out / "logs" / "accuracy", ACCURACY_ENV), ready_timeout=600) as s:
@@ -223,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
             for wording in ("bare", "template"):
                 row = run_case(service, data, wording, args.seeds)
                 results["accuracy"].append({**row, "wording": f"{wording}, min {SMALL_MIN} texts"})
-    results["cost"] = [] if args.no_cost else cost(out, args.clients, args.step_s, args.seed)
+    results["cost"] = [] if args.no_cost else cost(out, args.clients, args.step_s, args.seed, args.rounds)
     results["minutes"] = round((time.monotonic() - started) / 60, 1)
     if not results["cost"]:
         results["cost"] = [{"mode": m, "round": 0, "requests_per_s": float("nan"), "p50_ms": 0, "p95_ms": 0,
