@@ -28,6 +28,7 @@ from service.api.decisions import DecisionLimits
 from service.api.limits import RequestLimits
 from service.backends import load_backend
 from service.config import Settings
+from service.core.calibration import CalibrationConfig
 from service.core.decisions import calibration_for, load_calibrations
 from service.core.model_spec import ModelSpec, StoredModel
 from service.engine.batcher import AdaptiveBatcher, Queue
@@ -42,6 +43,8 @@ from service.jobs.worker import JobWorker, WorkerConfig
 from service.obs import metrics
 from service.obs.memory import resident_mb
 from service.pipeline.cache import LocalTier, RedisTier
+from service.pipeline.calibration import JobCalibration, TrafficCalibration
+from service.pipeline.calibration_store import CalibrationStore
 from service.pipeline.decisions import Decisions
 from service.pipeline.label_sets import LabelSet, load_dir
 from service.pipeline.pipeline import Pipeline
@@ -68,6 +71,7 @@ class Components:
     label_sets: dict[str, LabelSet]
     jobs: JobManager
     redis: RedisTier | None = None  # the shared cache tier: one client for every model (keys name the revision)
+    calibration_store: CalibrationStore | None = None  # traffic calibration records shared by the replicas
     model_manager: ModelManager | None = None  # models loaded, replaced and unloaded while serving
     activity: ClusterActivity | None = None  # this process's interactive activity in the jobs Redis
     decisions: Decisions | None = None  # OpenAI's Decisions API on the served models (POST /v1/decisions)
@@ -101,9 +105,13 @@ class Components:
             await self.jobs.worker.stop()
         if self.activity is not None:
             await self.activity.stop()
+        for model in self.models.served:  # what each process observed and has not written yet
+            await model.pipeline.traffic.stop()
         await self.jobs.store.close()
         if self.redis is not None:
             await self.redis.close()
+        if self.calibration_store is not None:
+            await self.calibration_store.close()
 
 
 def build(
@@ -121,14 +129,30 @@ def build(
     label_sets = load_dir(s.label_sets, RequestLimits.from_settings(s)) if s.label_sets else {}
     redis = RedisTier(s.redis_url, s.cache_ttl_s, s.redis_timeout_ms / 1000) if s.redis_url else None
     log.info("cache: in-process tier%s", f" + Redis at {redis.url}" if redis else " only (no ZSC_REDIS_URL)")
-    served = [_served_model(s, model, queue, redis, label_sets) for model in models]
+    store = (
+        CalibrationStore(s.redis_url, s.cache_prefix, s.calibration_ttl_s, s.redis_timeout_ms / 1000)
+        if s.redis_url
+        else None
+    )
+
+    def serve(stored: StoredModel) -> ServedModel:
+        return _served_model(s, stored, queue, redis, label_sets, store)
+
+    served = [serve(model) for model in models]
     registry = ModelRegistry(served, label_sets, admission or Admission.from_settings(s))
-    manager = ModelManager(s, registry, lambda stored: _served_model(s, stored, queue, redis, label_sets), find_stored)
+    manager = ModelManager(s, registry, serve, find_stored)
     jobs, activity = _jobs(s, registry)
-    return Components(s, registry, label_sets, jobs, redis, manager, activity, _decisions(s, registry))
+    return Components(s, registry, label_sets, jobs, redis, store, manager, activity, decisions=_decisions(s, registry))
+
+
+def calibration_config(s: Settings) -> CalibrationConfig:
+    """The traffic and job calibration's estimator (the study's: capped, shrunk), from the settings."""
+    return CalibrationConfig(half_life=float(s.calibration_half_life), min_texts=float(s.calibration_min_texts))
 
 
 def _decisions(s: Settings, models: ModelRegistry) -> Decisions:
+    """OpenAI's Decisions API on the served models, with each model's fitted predicate calibration (the
+    similarity -> probability map of ``core.decisions``; not the per-label bias of ``core.calibration``)."""
     calibrations = load_calibrations()
     for model in models.served:
         calibration = calibration_for(model.spec, calibrations)
@@ -139,7 +163,12 @@ def _decisions(s: Settings, models: ModelRegistry) -> Decisions:
 
 
 def _served_model(
-    s: Settings, model: StoredModel, queue: Queue, redis: RedisTier | None, label_sets: dict[str, LabelSet]
+    s: Settings,
+    model: StoredModel,
+    queue: Queue,
+    redis: RedisTier | None,
+    label_sets: dict[str, LabelSet],
+    calibration_store: CalibrationStore | None,
 ) -> ServedModel:
     before = resident_mb()
     spec = ModelSpec.from_metadata(model.metadata)
@@ -174,7 +203,15 @@ def _served_model(
         prefix=s.cache_prefix,
         row_width=row_width,
     )
-    pipeline = Pipeline(model.tag, spec, engine.tokenizer, scorer, label_sets, RequestLimits.from_settings(s))
+    traffic = TrafficCalibration(
+        name,
+        spec.revision,
+        calibration_config(s),
+        s.calibration_records,
+        calibration_store,
+        s.calibration_sync_ms / 1000,
+    )
+    pipeline = Pipeline(model.tag, spec, engine.tokenizer, scorer, label_sets, RequestLimits.from_settings(s), traffic)
     used = max(0.0, resident_mb() - before)  # the collector may give back more than a small model takes
     log.info("serving %s: %.0f MB resident", model.tag, used)
     return ServedModel(name, model.tag, spec, pipeline, used, ModelComponents(engine, batcher, scorer), model.created)
@@ -199,8 +236,8 @@ def _jobs(s: Settings, models: ModelRegistry) -> tuple[JobManager, ClusterActivi
             max_attempts=s.job_max_attempts,
         )
 
-        async def run_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-            return await classify_items(models, items)
+        async def run_items(items: list[dict[str, Any]], calibration: JobCalibration | None) -> list[dict[str, Any]]:
+            return await classify_items(models, items, calibration)
 
         interactive = activity.busy if cluster else local_only(models.interactive_busy)
 
@@ -208,7 +245,15 @@ def _jobs(s: Settings, models: ModelRegistry) -> tuple[JobManager, ClusterActivi
         def sharing() -> int:
             return s.job_workers * (activity.workers() if cluster and activity is not None else 1)
 
-        worker = JobWorker(store, run_items, config, interactive, metrics.observe_job_worker, sharing)
+        worker = JobWorker(
+            store,
+            run_items,
+            config,
+            interactive,
+            metrics.observe_job_worker,
+            sharing,
+            calibration=calibration_config(s),
+        )
     where = f" at {store.url}" if isinstance(store, RedisJobStore) else ""
     if worker is None:
         runs = "no worker on this replica (ZSC_JOB_WORKERS=0)"

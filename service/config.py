@@ -147,6 +147,33 @@ class Settings:
         default="",
     )
 
+    # Calibration (label bias learned from unlabelled texts) ---------------------------------------------
+    calibration_min_texts: int = _doc(
+        "Texts a traffic or job calibration must have seen before it corrects anything; until then answers say "
+        "uncalibrated. zsc calibrate refuses a file with fewer.",
+        default=50,
+    )
+    calibration_half_life: int = _doc(
+        "Traffic calibration: texts after which an answered text counts half (old traffic fades; a moving class "
+        "mix favours long memory, a moving bias short: 2000 was within 0.006 of the best of both, "
+        "docs/evaluation.md).",
+        default=2000,
+    )
+    calibration_records: int = _doc(
+        "Traffic calibration records (label wordings) kept per model and process, least recently used dropped "
+        "first (with Redis, a dropped record is read again when its labels come back).",
+        default=4096,
+    )
+    calibration_sync_ms: int = _doc(
+        "With Redis (ZSC_REDIS_URL): milliseconds between a process's writes of what it observed (increments "
+        "only) and its reads of what every replica has, per active record.",
+        default=1000,
+    )
+    calibration_ttl_s: int = _doc(
+        "With Redis: lifetime of a traffic calibration record after its last write, in seconds.",
+        default=30 * 24 * 3600,
+    )
+
     # Jobs ------------------------------------------------------------------------------------------
     jobs_redis_url: str = _doc(
         "redis:// or rediss:// URL (password inside) of the Redis that keeps jobs (their queue, records and "
@@ -350,6 +377,10 @@ class Settings:
             "job_ttl_s",
             "job_visibility_s",
             "job_max_attempts",
+            "calibration_half_life",
+            "calibration_records",
+            "calibration_sync_ms",
+            "calibration_ttl_s",
             "max_body_mb",
             "retry_after_s",
             "head_timeout_s",
@@ -377,6 +408,8 @@ class Settings:
             raise ValueError(f"ZSC_JOB_SHARE_PCT must be between 1 and 100, got {self.job_share_pct}")
         if self.job_workers < 0:
             raise ValueError(f"ZSC_JOB_WORKERS must be >= 0, got {self.job_workers}")
+        if self.calibration_min_texts < 1:
+            raise ValueError(f"ZSC_CALIBRATION_MIN_TEXTS must be >= 1, got {self.calibration_min_texts}")
         if set(self.admin_key_list()) & set(self.keys_from_env()):
             raise ValueError("ZSC_ADMIN_KEYS and ZSC_API_KEYS share a key: an admin key must not be a data key")
         for name in ("rate_limit_rps", "rate_limit_burst", "memory_limit_mb"):

@@ -135,6 +135,20 @@ Truncation = Literal["end", "start", "error", "chunk"]
 Aggregation = Literal["max", "mean"]
 Probability = Annotated[float, Field(ge=0, le=1, strict=True)]
 ExampleRule = Literal["prototype", "nearest", "blend"]
+# a request's calibration: "job" only for a job's items (its own texts are the sample), so the interactive
+# routes' document states the first two and a job's all three (api/jobs.py)
+CalibrationMode = Literal["none", "traffic", "job"]
+INTERACTIVE_CALIBRATION = ["none", "traffic"]
+JOB_ONLY = (
+    'calibration "job" is for jobs (POST /jobs): a job\'s own texts are its sample; here use "traffic" (learned '
+    'from the texts this service answers with the same labels) or "none"'
+)
+
+
+def _interactive_calibration(schema: dict[str, Any]) -> None:
+    for branch in schema.get("anyOf") or [schema]:
+        if "enum" in branch:
+            branch["enum"] = list(INTERACTIVE_CALIBRATION)
 
 
 def split_labels(labels: str | list[str]) -> list[str]:
@@ -340,9 +354,27 @@ class ClassifyRequest(BaseModel):
     )
     example_weight: Probability | None = Field(
         default=None,
-        description="With blend: the wording's share in [0, 1] (0 = the prototype alone). Default: the label "
-        "set's, else the model's.",
+        description="With blend: the wording's share in [0, 1] for a label with 3 examples (one with k gets "
+        "n0 / (n0 + k), n0 = 3 w / (1 - w): less with more examples; none where the label's wording does not point "
+        "at its examples); 0 = the prototype alone, 1 = the wording alone. Default: the label set's, else the "
+        "model's.",
     )
+    calibration: CalibrationMode | None = Field(
+        default=None,
+        description="Correct each label's bias (some wordings sit closer to every text and win too often): "
+        "none; traffic (per-label offsets learned from the unlabelled texts this service has answered with the "
+        "same labels, shared by replicas; uncalibrated until it has seen enough of them); job (a job's own "
+        "texts are the sample: jobs only). Default: the label set's (traffic, or its frozen fit from zsc "
+        "calibrate), else none.",
+        json_schema_extra=_interactive_calibration,
+    )
+
+    @field_validator("calibration")
+    @classmethod
+    def _calibration(cls, mode: str | None, info: ValidationInfo) -> str | None:
+        if mode == "job" and not (isinstance(info.context, dict) and info.context.get("job_item")):
+            raise ValueError(JOB_ONLY)
+        return mode
 
     @field_validator("text")
     @classmethod
@@ -468,6 +500,27 @@ class AnswerWarning(BaseModel):
     message: str = Field(description="What it means and what to do.")
 
 
+class CalibrationApplied(BaseModel):
+    """Which calibration an answer's scores went through."""
+
+    mode: Literal["none", "traffic", "frozen", "job"] = Field(
+        description="none; traffic (learned from the texts answered with the same labels); frozen (fitted "
+        "offline into the label set by zsc calibrate); job (from the job's own texts)."
+    )
+    calibrated: bool = Field(
+        description="Whether the scores were corrected: false with none, and while a traffic or job calibration "
+        "has seen too few texts (ZSC_CALIBRATION_MIN_TEXTS) or a frozen one does not fit the labels or the model."
+    )
+    texts: int | None = Field(
+        description="Texts the calibration has seen (traffic, this replica's view), was fitted on (frozen), or the "
+        "job's texts with these labels (job); null with none.",
+        examples=[1200],
+    )
+
+
+NOT_CALIBRATED = CalibrationApplied(mode="none", calibrated=False, texts=None)
+
+
 class ClassifyResponse(BaseModel):
     labels: list[str] = Field(description="Labels (names), best first.", examples=[["billing", "shipping", "praise"]])
     scores: list[float] = Field(description="Score of each label, same order.", examples=[[0.93, 0.05, 0.02]])
@@ -483,6 +536,7 @@ class ClassifyResponse(BaseModel):
     warnings: list[AnswerWarning] = Field(default_factory=list, description="What may make these scores unreliable.")
     model: str = Field(description="Model tag that produced the scores.", examples=["multilingual-e5-small:abc123"])
     revision: str = Field(description="Model content revision (weights hash or hub revision).")
+    calibration: CalibrationApplied = Field(description="Which calibration the scores went through.")
 
 
 class ClassifyBatchResponse(BaseModel):

@@ -7,6 +7,17 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 
+class LabelSetCalibration(BaseModel):
+    mode: str = Field(description="none, traffic (learned from the texts answered with its labels) or frozen.")
+    texts: int | None = Field(
+        description="traffic: texts its own wording has seen on the model it runs on (every replica's, with "
+        "Redis); frozen: texts zsc calibrate fitted it on; null with none."
+    )
+    calibrated: bool = Field(
+        description="Whether its answers are corrected now (enough texts; a frozen fit for this model)."
+    )
+
+
 class LabelSetSummary(BaseModel):
     name: str
     description: str | None
@@ -21,6 +32,7 @@ class LabelSetSummary(BaseModel):
     model: str | None
     revision: str | None
     matches_model: bool = Field(description="False when the set was tuned on another model or revision.")
+    calibration: LabelSetCalibration
 
 
 class LabelSets(BaseModel):
@@ -38,7 +50,9 @@ class ModelSummary(BaseModel):
     state: str = Field(description="ready")
     memory_mb: float = Field(description="Resident memory its loading added to the replica.")
     example_rule: str | None = Field(description="Embedding models: how label examples join the wording by default.")
-    example_weight: float | None = Field(description="Embedding models: the wording's share in a blend by default.")
+    example_weight: float | None = Field(
+        description="Embedding models: the wording's share in a blend by default (for a label with 3 examples)."
+    )
 
 
 class ServedModels(BaseModel):

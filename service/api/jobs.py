@@ -25,10 +25,9 @@ def _shared_fields() -> dict:
         if name == "text":
             continue
         kind = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
-        out[name] = (
-            kind | None,
-            Field(default=None, description=info.description, json_schema_extra=info.json_schema_extra),
-        )
+        # a job's items may use their own texts as the calibration sample: all of calibration's values
+        extra = None if name == "calibration" else info.json_schema_extra
+        out[name] = (kind | None, Field(default=None, description=info.description, json_schema_extra=extra))
     return out
 
 
@@ -95,6 +94,11 @@ class JobStatus(BaseModel):
     items_per_s: float | None = None
     ttl_s: int = Field(description="The job and its results are kept this long after its last progress.")
     backend: Literal["redis", "memory"] = Field(description="redis: any replica answers for it; memory: this one.")
+    estimated: int | None = Field(
+        default=None,
+        description='Items asking for calibration "job": chunks whose texts are in the job\'s sample so far (the '
+        "estimate pass, before any is answered); null when no item does.",
+    )
     links: JobLinks
 
 

@@ -115,9 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     ls.add_argument("--json", action="store_true", help="one JSON object per model, with all its metadata")
     ls.set_defaults(func=_list)
 
+    from service.cli import calibrate
     from service.cli.evaluate import add_parsers
 
     add_parsers(sub)
+    calibrate.add_parser(sub)
 
     args = parser.parse_args(argv)
     # our progress lines at INFO; third-party loggers (onnxruntime's quantizer logs every tensor) at WARNING

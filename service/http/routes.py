@@ -38,12 +38,14 @@ def make_app(
     document: dict[str, Any] = {}
 
     async def label_sets(request: Request) -> JSONResponse:
-        """The label sets this replica holds (ZSC_LABEL_SETS), and whether each was tuned on the model it
-        runs on here."""
+        """The label sets this replica holds (ZSC_LABEL_SETS), whether each was tuned on the model it runs on
+        here, and its calibration (a traffic one: the texts its wording has seen on that model)."""
         sets = []
         for s in components.label_sets.values():
             model = models.for_label_set(s.name)
-            sets.append(s.summary(model.tag, model.spec.revision))
+            summary = s.summary(model.tag, model.spec.revision)
+            summary["calibration"] = await model.pipeline.label_set_calibration(s.name)
+            sets.append(summary)
         return JSONResponse({"label_sets": sets})
 
     async def served_models(request: Request) -> JSONResponse:

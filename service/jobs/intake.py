@@ -34,6 +34,7 @@ from service.pipeline.label_sets import Resolved
 # fields of a submission that are not /classify fields
 FILE_OPTIONS = ("text_column",)
 REQUEST_FIELDS = tuple(f for f in ClassifyRequest.model_fields if f != "text")
+JOB_ITEM = {"job_item": True}  # validation context: what only a job's item may ask (calibration "job")
 MAX_REPORTED = 5  # item errors named in one answer
 
 
@@ -118,7 +119,7 @@ def check_shared(shared: dict[str, Any]) -> None:
     if probe.get("labels") is None and probe.get("label_set") is None:
         probe["label_set"] = "shared"  # that every item has labels is each item's check, below
     try:
-        ClassifyRequest.model_validate(probe)
+        ClassifyRequest.model_validate(probe, context=JOB_ITEM)
     except ValidationError as exc:
         raise InvalidRequest(f"the job's shared fields: {first_problem(exc)}") from None
 
@@ -138,7 +139,7 @@ def checked(raw: list[Any], shared: dict[str, Any], max_items: int, what: str) -
             continue
         merged = {**shared, **{k: v for k, v in item.items() if v is not None}}  # null: not given
         try:
-            items.append(ClassifyRequest.model_validate(merged))
+            items.append(ClassifyRequest.model_validate(merged, context=JOB_ITEM))
         except ValidationError as exc:
             problems.append(f"{what} {n}: {first_problem(exc)}")
         if len(problems) >= MAX_REPORTED:

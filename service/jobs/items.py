@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 from service.api.classify import AnswerWarning, ClassifyRequest, ClassifyResponse, LabelObject
 from service.errors import ServiceError
 from service.jobs.records import item_error
-from service.pipeline.label_sets import Resolved
+from service.pipeline.label_sets import NO_CALIBRATION, CalibrationChoice, Resolved
 
 if TYPE_CHECKING:
+    from service.pipeline.calibration import JobCalibration
     from service.pipeline.registry import ModelRegistry
 
 
@@ -28,7 +29,14 @@ def to_store(resolved: Resolved) -> dict[str, Any]:
         out["thresholds"] = resolved.thresholds
     if resolved.warnings:
         out["warnings"] = [w.model_dump(mode="json") for w in resolved.warnings]
+    if resolved.calibration != NO_CALIBRATION:  # a frozen fit travels with its offsets: any replica applies it
+        out["calibration"] = resolved.calibration.as_json()
     return out
+
+
+def calibration_mode(item: dict[str, Any]) -> str:
+    """The calibration a stored item asks for (none, traffic, frozen or job)."""
+    return item.get("calibration", {}).get("mode", "none")
 
 
 def from_store(item: dict[str, Any]) -> Resolved | ClassifyRequest:
@@ -41,14 +49,17 @@ def from_store(item: dict[str, Any]) -> Resolved | ClassifyRequest:
         fields["labels"] = [x if isinstance(x, str) else LabelObject.model_construct(**x) for x in fields["labels"]]
     request = ClassifyRequest.model_construct(**fields)
     warnings = [AnswerWarning.model_construct(**w) for w in item.get("warnings", ())]
-    return Resolved(request, dict(item.get("thresholds", {})), warnings)
+    chosen = CalibrationChoice(**item["calibration"]) if "calibration" in item else NO_CALIBRATION
+    return Resolved(request, dict(item.get("thresholds", {})), warnings, chosen)
 
 
-async def classify_items(models: ModelRegistry, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+async def classify_items(
+    models: ModelRegistry, items: list[dict[str, Any]], calibration: JobCalibration | None = None
+) -> list[dict[str, Any]]:
     """A slice of a job's stored items through their models' pipelines: each item's answer as /classify
     gives it, or its own error in its place (the rest of the slice goes on). A model failure fails the
-    slice (the worker retries it)."""
-    answers = await models.classify([from_store(i) for i in items], job=True)
+    slice (the worker retries it). ``calibration``: the job's own (items asking for calibration "job")."""
+    answers = await models.classify([from_store(i) for i in items], job=True, job_calibration=calibration)
     return [_result(r) for r in answers.results]
 
 

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from service.errors import JobNotFound
+from service.jobs.items import calibration_mode
 from service.jobs.records import JobInfo
 from service.jobs.store import JobStore
 from service.jobs.worker import JobWorker
@@ -31,6 +32,8 @@ class JobManager:
         return self.store.backend
 
     async def submit(self, items: list[dict[str, Any]]) -> JobInfo:
+        """Queue the job's chunks: twice when some item calibrates on the job's own texts (estimate, then
+        answer)."""
         size = self.chunk_items
         chunks = [items[i : i + size] for i in range(0, len(items), size)]
         job = JobInfo(
@@ -42,7 +45,7 @@ class JobManager:
             created=time.time(),
             ttl_s=self.ttl_s,
         )
-        await self.store.create(job, chunks)
+        await self.store.create(job, chunks, estimate=any(calibration_mode(i) == "job" for i in items))
         return job
 
     async def get(self, job_id: str) -> JobInfo:

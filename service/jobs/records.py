@@ -10,6 +10,9 @@ QUEUED, RUNNING, DONE, CANCELLED = "queued", "running", "done", "cancelled"
 ACTIVE = (QUEUED, RUNNING)
 # what completing a chunk did (the stores' ``complete``)
 NOT_STORED, STORED, FINISHED = 0, 1, 2  # FINISHED: stored, and it was the job's last chunk
+# a chunk's pass: a job whose items ask for calibration "job" runs every chunk twice, first to estimate
+# (its texts are the sample; nothing is stored but the sample's sums), then to answer with the fit
+ESTIMATE, ANSWER = "estimate", "answer"
 
 
 @dataclass
@@ -26,6 +29,8 @@ class JobInfo:
     started: float | None = None
     finished: float | None = None
     ttl_s: int = 0  # results are kept this long after the job's last progress
+    estimate_chunks: int = 0  # chunks of the estimate pass (calibration "job"): 0 = none, else all of them
+    estimated: int = 0  # of those, chunks whose texts are in the job's sample
 
     def as_dict(self, backend: str) -> dict[str, Any]:
         end = self.finished or time.time()
@@ -46,6 +51,7 @@ class JobInfo:
             "items_per_s": round(self.done / elapsed, 2) if elapsed > 0 else None,
             "ttl_s": self.ttl_s,
             "backend": backend,
+            "estimated": self.estimated if self.estimate_chunks else None,
         }
 
     def chunk_range(self, index: int) -> range:
@@ -62,6 +68,7 @@ class Chunk:
     deliveries: int = 1  # how many times it was handed out, this time included
     reclaimed: bool = False  # taken over from a worker that stopped answering
     extra: dict[str, Any] = field(default_factory=dict)
+    phase: str = ANSWER  # ESTIMATE: the first pass of a job calibrating on its own texts
 
 
 def item_error(message: str, error_type: str) -> dict[str, Any]:

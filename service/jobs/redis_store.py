@@ -10,8 +10,11 @@ renewing it) to another; the delivery count bounds retries. Results are written 
 the one that claimed it) is stored and counted once.
 
 Keys, under the cache prefix: ``<p>:jobs:stream`` (entries: job, chunk, items), ``<p>:job:<id>`` (a
-hash: state and counters) and ``<p>:job:<id>:results`` (chunk -> JSON list). A job's keys expire
-``ttl_s`` after its last progress. Deleting a job removes both keys; every script that writes to them
+hash: state and counters) and ``<p>:job:<id>:results`` (chunk -> JSON list). A job calibrating on its own
+texts keeps its items in ``<p>:job:<id>:items`` (chunk -> JSON list: each chunk runs twice, its stream
+entries name it) and its sample's sums in ``<p>:job:<id>:calibration``; the script that adds a chunk's sums
+(once per chunk) queues the answer pass when they are all in. A job's keys expire ``ttl_s`` after its last
+progress. Deleting a job removes both keys; every script that writes to them
 first checks that the job's hash exists, so a worker still on a chunk of a deleted job cannot bring it back.
 
 The jobs Redis should persist (``ZSC_JOBS_REDIS_URL``, append-only: docs/deploy.md): restarted on its own
@@ -28,7 +31,7 @@ import time
 from typing import Any
 
 from service.config import redact_url
-from service.jobs.records import NOT_STORED, Chunk, JobInfo
+from service.jobs.records import ANSWER, ESTIMATE, NOT_STORED, Chunk, JobInfo
 
 log = logging.getLogger("zsc.jobs.redis")
 
@@ -69,7 +72,33 @@ if state == 'queued' or state == 'running' then
 end
 return 1
 """
-_INT_FIELDS = ("total", "chunks", "chunk_items", "done", "errors", "chunks_done", "ttl_s")
+# a chunk's sample sums, added once; the last one queues every chunk again for the answer pass (2)
+_ESTIMATED = """
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state or state == 'cancelled' then return 0 end
+if redis.call('HSETNX', KEYS[2], 'chunk#' .. ARGV[1], 1) == 0 then return 0 end
+for i = 4, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[2], ARGV[i], ARGV[i + 1]) end
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+redis.call('EXPIRE', KEYS[4], ARGV[2])
+local n = redis.call('HINCRBY', KEYS[1], 'estimated', 1)
+if n < tonumber(redis.call('HGET', KEYS[1], 'estimate_chunks')) then return 1 end
+for c = 0, tonumber(redis.call('HGET', KEYS[1], 'chunks')) - 1 do
+  redis.call('XADD', KEYS[3], '*', 'job', ARGV[3], 'chunk', c, 'phase', 'answer')
+end
+return 2
+"""
+_INT_FIELDS = (
+    "total",
+    "chunks",
+    "chunk_items",
+    "done",
+    "errors",
+    "chunks_done",
+    "ttl_s",
+    "estimate_chunks",
+    "estimated",
+)
 _FLOAT_FIELDS = ("created", "started", "finished")
 
 
@@ -100,6 +129,7 @@ class RedisJobStore:
         self._begin = self._redis.register_script(_BEGIN)
         self._complete = self._redis.register_script(_COMPLETE)
         self._cancel = self._redis.register_script(_CANCEL)
+        self._estimated = self._redis.register_script(_ESTIMATED)
         self._group_ready = False
 
     def _job_key(self, job_id: str) -> str:
@@ -107,6 +137,12 @@ class RedisJobStore:
 
     def _results_key(self, job_id: str) -> str:
         return f"{self._prefix}:job:{job_id}:results"
+
+    def _items_key(self, job_id: str) -> str:
+        return f"{self._prefix}:job:{job_id}:items"
+
+    def _calibration_key(self, job_id: str) -> str:
+        return f"{self._prefix}:job:{job_id}:calibration"
 
     async def _ensure_group(self) -> None:
         if self._group_ready:
@@ -120,14 +156,23 @@ class RedisJobStore:
                 raise
         self._group_ready = True
 
-    async def create(self, job: JobInfo, chunks: list[list[dict[str, Any]]]) -> None:
+    async def create(self, job: JobInfo, chunks: list[list[dict[str, Any]]], estimate: bool = False) -> None:
         await self._ensure_group()
+        if estimate:
+            job.estimate_chunks = len(chunks)
         fields = {k: v for k, v in vars(job).items() if v is not None}
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hset(self._job_key(job.id), mapping=fields)
             pipe.expire(self._job_key(job.id), job.ttl_s)
+            if estimate:  # each chunk runs twice: its items once in the job's own hash, entries name them
+                items_key = self._items_key(job.id)
+                pipe.hset(items_key, mapping={i: json.dumps(c, ensure_ascii=False) for i, c in enumerate(chunks)})
+                pipe.expire(items_key, job.ttl_s)
             for i, items in enumerate(chunks):
-                pipe.xadd(self._stream, {"job": job.id, "chunk": i, "items": json.dumps(items, ensure_ascii=False)})
+                entry = {"job": job.id, "chunk": i, "phase": ESTIMATE} if estimate else {"job": job.id, "chunk": i}
+                if not estimate:
+                    entry["items"] = json.dumps(items, ensure_ascii=False)
+                pipe.xadd(self._stream, entry)
             await pipe.execute()
 
     async def info(self, job_id: str) -> JobInfo | None:
@@ -148,7 +193,8 @@ class RedisJobStore:
 
     async def delete(self, job_id: str) -> bool:
         # the chunks still on the stream stay there until a worker takes them and finds no job (skipped)
-        return await self._redis.delete(self._job_key(job_id), self._results_key(job_id)) > 0
+        keys = (self._results_key(job_id), self._items_key(job_id), self._calibration_key(job_id))
+        return await self._redis.delete(self._job_key(job_id), *keys) > 0
 
     async def results(self, job: JobInfo, chunks: range) -> dict[int, list[dict[str, Any]]]:
         if not chunks:
@@ -187,20 +233,30 @@ class RedisJobStore:
                 continue
             [pending] = await self._redis.xpending_range(self._stream, self._group, entry_id, entry_id, 1)
             log.warning("claimed chunk %s of job %s from a worker that stopped", fields["chunk"], fields["job"])
-            return self._chunk(entry_id, fields, consumer, pending["times_delivered"], reclaimed=True)
+            return await self._chunk(entry_id, fields, consumer, pending["times_delivered"], reclaimed=True)
         got = await self._redis.xreadgroup(
             self._group, consumer, {self._stream: ">"}, count=1, block=max(1, int(wait_s * 1000))
         )
         for _, entries in got or []:
             for entry_id, fields in entries:
-                return self._chunk(entry_id, fields, consumer, 1, reclaimed=False)
+                return await self._chunk(entry_id, fields, consumer, 1, reclaimed=False)
         return None
 
-    @staticmethod
-    def _chunk(entry_id: str, fields: dict[str, str], consumer: str, deliveries: int, reclaimed: bool) -> Chunk:
-        items = json.loads(fields["items"])
+    async def _chunk(
+        self, entry_id: str, fields: dict[str, str], consumer: str, deliveries: int, reclaimed: bool
+    ) -> Chunk:
+        raw = fields.get("items")
+        if raw is None:  # a chunk of a job that runs twice: its items are in the job's own hash (gone: [])
+            raw = await self._redis.hget(self._items_key(fields["job"]), fields["chunk"]) or "[]"
         return Chunk(
-            fields["job"], int(fields["chunk"]), items, entry_id, deliveries, reclaimed, {"consumer": consumer}
+            fields["job"],
+            int(fields["chunk"]),
+            json.loads(raw),
+            entry_id,
+            deliveries,
+            reclaimed,
+            {"consumer": consumer},
+            fields.get("phase", ANSWER),
         )
 
     async def begin(self, chunk: Chunk) -> str | None:
@@ -227,6 +283,18 @@ class RedisJobStore:
             keys=[self._job_key(chunk.job_id), self._results_key(chunk.job_id)],
             args=[chunk.index, json.dumps(results, ensure_ascii=False), len(results), errors, time.time(), job.ttl_s],
         )
+
+    async def estimated(self, chunk: Chunk, sums: dict[str, float]) -> int:
+        job = await self.info(chunk.job_id)
+        if job is None:
+            return NOT_STORED
+        keys = [self._job_key(job.id), self._calibration_key(job.id), self._stream, self._items_key(job.id)]
+        pairs = [x for name, value in sums.items() for x in (name, repr(float(value)))]
+        return await self._estimated(keys=keys, args=[chunk.index, job.ttl_s, job.id, *pairs])
+
+    async def calibration(self, job_id: str) -> dict[str, float]:
+        raw = await self._redis.hgetall(self._calibration_key(job_id))
+        return {k: float(v) for k, v in raw.items() if not k.startswith("chunk#")}
 
     async def ack(self, chunk: Chunk) -> None:
         try:

@@ -7,6 +7,11 @@ interactive requests are in flight (or were a moment ago), on this replica or, w
 (``activity.py``), on any replica of the jobs Redis, the worker sleeps after each slice so that its own model
 time stays under ``share`` of the wall time; with no interactive load it runs flat out.
 
+A job whose items ask for calibration "job" runs each chunk twice (``records.ESTIMATE``, then answer): the
+estimate pass scores those items (their texts are the sample, nothing is answered) and adds the chunk's
+sums to the job's in the store; the last chunk in queues the answer pass, whose chunks are answered with
+the fit (``jobs.calibration``), read once per job and chunk.
+
 Failures: an item the service rejects (too long, an unknown label set) gets an error in place of its
 answer and the job goes on. A slice the model fails on is retried (``max_attempts``), then its items get
 the error. A chunk whose worker dies is claimed by another replica after the visibility timeout (Redis);
@@ -26,13 +31,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from service.core.calibration import CalibrationConfig
 from service.jobs.activity import Interactive
-from service.jobs.records import ACTIVE, FINISHED, NOT_STORED, Chunk, is_error, item_error
+from service.jobs.calibration import fitted, sample_sums
+from service.jobs.items import calibration_mode
+from service.jobs.records import ACTIVE, ESTIMATE, FINISHED, NOT_STORED, Chunk, is_error, item_error
 from service.jobs.store import JobStore
+from service.pipeline.calibration import JobCalibration
 
 log = logging.getLogger("zsc.jobs.worker")
 
-RunItems = Callable[[list[dict[str, Any]]], Awaitable[list[dict[str, Any]]]]
+# a slice of stored items -> their results; with the job's own calibration (its sample, or its fit)
+RunItems = Callable[[list[dict[str, Any]], JobCalibration | None], Awaitable[list[dict[str, Any]]]]
 T = TypeVar("T")
 
 
@@ -57,6 +67,7 @@ class JobWorker:
         observe: Callable[[str, int], None] = lambda event, n: None,
         sharing: Callable[[], int] = lambda: 1,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        calibration: CalibrationConfig = CalibrationConfig(),
     ) -> None:
         self.store = store
         self._run_items = run_items
@@ -67,6 +78,7 @@ class JobWorker:
         # "yielded_cluster", count)
         self._observe = observe
         self._sleep = sleep
+        self._calibration = calibration
         self._tasks: list[asyncio.Task] = []
 
     def start(self) -> None:
@@ -108,19 +120,17 @@ class JobWorker:
             return False
         if chunk.reclaimed:
             self._observe("claimed", 1)
+        if chunk.phase == ESTIMATE:
+            return await self._estimate(chunk)
         if chunk.deliveries > self.config.max_attempts:
             message = f"this chunk was handed out {chunk.deliveries} times and never finished; given up"
             results = [item_error(message, "job_item_failed")] * len(chunk.items)
         else:
-            keepalive = asyncio.create_task(self._keep_alive(chunk))
-            try:
-                results = await self._classify(chunk)
-            except asyncio.CancelledError:  # the worker is stopping: hand the chunk to another worker now
-                with contextlib.suppress(Exception):
-                    await asyncio.shield(self.store.release(chunk))
-                raise
-            finally:
-                keepalive.cancel()
+            fit = None
+            if any(calibration_mode(i) == "job" for i in chunk.items):
+                summed = await self._until_answered("calibration", chunk, lambda c: self.store.calibration(c.job_id))
+                fit = fitted(summed, self._calibration)
+            results = await self._guarded(chunk, self._classify(chunk, chunk.items, fit))
         errors = sum(is_error(r) for r in results)
         outcome = await self._until_answered("complete", chunk, lambda c: self.store.complete(c, results, errors))
         await self._until_answered("ack", chunk, self.store.ack)
@@ -130,6 +140,34 @@ class JobWorker:
         if outcome == FINISHED:
             self._observe("finished", 1)
         return outcome != NOT_STORED
+
+    async def _estimate(self, chunk: Chunk) -> bool:
+        """The estimate pass of one chunk: its items asking for calibration "job" scored raw, their sums added
+        to the job's (once per chunk); True when they were added by this call."""
+        sample = JobCalibration()
+        wanted = [i for i in chunk.items if calibration_mode(i) == "job"]
+        if wanted and chunk.deliveries <= self.config.max_attempts:
+            await self._guarded(chunk, self._classify(chunk, wanted, sample))
+        summed = await self._until_answered("calibration", chunk, lambda c: self.store.calibration(c.job_id))
+        sums = sample_sums(sample, summed, self._calibration)
+        outcome = await self._until_answered("estimated", chunk, lambda c: self.store.estimated(c, sums))
+        await self._until_answered("ack", chunk, self.store.ack)
+        if outcome != NOT_STORED:
+            self._observe("estimated", 1)
+        return outcome != NOT_STORED
+
+    async def _guarded(self, chunk: Chunk, work: Awaitable[T]) -> T:
+        """A chunk's model work, kept alive in the store meanwhile; if the worker stops, the chunk is handed
+        to another worker at once."""
+        keepalive = asyncio.create_task(self._keep_alive(chunk))
+        try:
+            return await work
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.store.release(chunk))
+            raise
+        finally:
+            keepalive.cancel()
 
     async def _until_answered(self, what: str, chunk: Chunk, call: Callable[[Chunk], Awaitable[T]]) -> T:
         """A store call of this chunk, repeated until the store answers, so that a chunk already classified
@@ -154,20 +192,24 @@ class JobWorker:
                 await self._sleep(wait)
                 wait = min(wait * 2, 5.0)
 
-    async def _classify(self, chunk: Chunk) -> list[dict[str, Any]]:
+    async def _classify(
+        self, chunk: Chunk, items: list[dict[str, Any]], calibration: JobCalibration | None
+    ) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         step = max(1, self.config.slice_items)
-        for start in range(0, len(chunk.items), step):
-            piece = chunk.items[start : start + step]
+        for start in range(0, len(items), step):
+            piece = items[start : start + step]
             began = time.monotonic()
-            out += await self._with_retries(piece)
+            out += await self._with_retries(piece, calibration)
             await self._yield(time.monotonic() - began)
         return out
 
-    async def _with_retries(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    async def _with_retries(
+        self, items: list[dict[str, Any]], calibration: JobCalibration | None
+    ) -> list[dict[str, Any]]:
         for attempt in range(1, self.config.max_attempts + 1):
             try:
-                return await self._run_items(items)
+                return await self._run_items(items, calibration)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the model or the batcher failed on the whole slice

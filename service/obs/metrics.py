@@ -49,7 +49,8 @@ JOB_ITEMS = Counter("zsc_jobs_items_total", "Job items classified and stored (an
 JOB_CHUNKS = Counter(
     "zsc_jobs_chunks_total",
     "Job chunks by outcome: stored; skipped (cancelled or expired job); claimed (taken over after the visibility "
-    "timeout); retried (a slice the model failed on)",
+    "timeout); retried (a slice the model failed on); estimated (the estimate pass of a job calibrating on its own "
+    "texts)",
     ["outcome"],
 )
 IN_FLIGHT_LIMIT = Gauge(
@@ -69,13 +70,30 @@ JOB_QUEUE = Gauge(
     "zsc_jobs_queue_depth", "Chunks queued or in progress (the Redis stream's length)", multiprocess_mode="max"
 )
 
+CALIBRATION_TEXTS = Gauge(
+    "zsc_calibration_texts",
+    "Texts a calibration has seen: traffic (this process's view of what every replica observed), frozen (what "
+    'zsc calibrate fitted it on); per label set\'s own wording, every other wording summed under label_set="*"',
+    ["model", "label_set", "mode"],
+    multiprocess_mode="max",
+)
+CALIBRATION_ANSWERS = Counter(
+    "zsc_calibration_answers_total",
+    "Answers by the calibration they asked for (mode: none, traffic, frozen, job) and whether their scores were "
+    "corrected (calibrated: false while a calibration has seen too few texts, or a frozen one does not fit)",
+    ["mode", "calibrated"],
+)
+
 # every series exists from the start (dashboards and alerts see 0, not "no data")
 for _event in ("submitted", "finished", "cancelled", "deleted"):
     JOBS.labels(_event)
-for _outcome in ("stored", "skipped", "claimed", "retried"):
+for _outcome in ("stored", "skipped", "claimed", "retried", "estimated"):
     JOB_CHUNKS.labels(_outcome)
 for _where in ("replica", "cluster"):
     JOB_YIELDS.labels(_where)
+for _mode in ("none", "traffic", "frozen", "job"):
+    for _calibrated in ("true", "false"):
+        CALIBRATION_ANSWERS.labels(_mode, _calibrated)
 
 
 def observe_job_worker(event: str, n: int) -> None:
@@ -132,3 +150,13 @@ def cache_latency(tier: str, seconds: float) -> None:
 
 def breaker_state(tier: str, state: str) -> None:
     BREAKER_OPEN.labels(tier).set(1.0 if state == "open" else 0.0)
+
+
+def calibration_answer(mode: str, calibrated: bool) -> None:
+    CALIBRATION_ANSWERS.labels(mode, "true" if calibrated else "false").inc()
+
+
+def calibration_texts(model: str, texts: dict[str, int], mode: str = "traffic") -> None:
+    """Texts per label set (``*``: every ad hoc wording) of one model's calibrations."""
+    for label_set, n in texts.items():
+        CALIBRATION_TEXTS.labels(model, label_set, mode).set(n)

@@ -5,14 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service.api.classify import ClassifyResponse
+from service.api.classify import NOT_CALIBRATED, CalibrationApplied, ClassifyResponse
 from service.pipeline.prepare import PreparedRequest
 
 DEFAULT_MULTI_LABEL_THRESHOLD = 0.5
 
 
-def answer(prepared: PreparedRequest, scores: Sequence[float], model: str, revision: str) -> ClassifyResponse:
-    """``scores`` are in the request's label order."""
+def answer(
+    prepared: PreparedRequest,
+    scores: Sequence[float],
+    model: str,
+    revision: str,
+    calibration: CalibrationApplied = NOT_CALIBRATED,
+) -> ClassifyResponse:
+    """``scores`` are in the request's label order (corrected by ``calibration`` already: the decision
+    keeps its rule on the scores the answer shows)."""
     request = prepared.request
     ranked = sorted(zip(prepared.names, scores), key=lambda p: p[1], reverse=True)
     if request.multi_label:
@@ -32,4 +39,5 @@ def answer(prepared: PreparedRequest, scores: Sequence[float], model: str, revis
         warnings=prepared.warnings,
         model=model,
         revision=revision,
+        calibration=calibration,
     )

@@ -130,23 +130,29 @@ class CircuitBreaker:
             self.state = state
 
 
+def short_timeout_client(url: str, timeout_s: float, max_connections: int):
+    """An async Redis client whose every call gives up after ``timeout_s`` (no retry): what a request's path
+    may wait on a Redis that is never required."""
+    import redis.asyncio as aioredis
+
+    return aioredis.Redis.from_url(
+        url,
+        socket_timeout=timeout_s,
+        socket_connect_timeout=timeout_s,
+        retry_on_timeout=False,
+        health_check_interval=0,
+        max_connections=max_connections,
+    )
+
+
 class RedisTier:
     """Async Redis access with short timeouts behind a circuit breaker. Values are raw float32 rows."""
 
     def __init__(self, url: str, ttl_s: int, timeout_s: float) -> None:
-        import redis.asyncio as aioredis
-
         self.url = redact_url(url)
         self.ttl_s = ttl_s
         self.breaker = CircuitBreaker("redis")
-        self._client = aioredis.Redis.from_url(
-            url,
-            socket_timeout=timeout_s,
-            socket_connect_timeout=timeout_s,
-            retry_on_timeout=False,
-            health_check_interval=0,
-            max_connections=64,
-        )
+        self._client = short_timeout_client(url, timeout_s, max_connections=64)
         self._pending: set[asyncio.Task] = set()
 
     async def get_many(self, keys: Sequence[str], width: int | None) -> tuple[dict[str, np.ndarray], int] | None:

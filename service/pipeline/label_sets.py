@@ -20,6 +20,19 @@ by the service from ``ZSC_LABEL_SETS`` (a directory; a ConfigMap on Kubernetes) 
     model: multilingual-e5-small
     revision: sha256:43553a7616af57f4
     tuning: {...}            # where the values came from (zsc tune), free-form
+    calibration: traffic     # none (the default) | traffic | a frozen fit, as zsc calibrate writes it:
+    # calibration:
+    #   mode: frozen
+    #   model: multilingual-e5-small
+    #   revision: sha256:43553a7616af57f4
+    #   texts: 2000                          # the unlabelled texts it was fitted on
+    #   offsets: {billing: 0.21, shipping: -0.05, praise: -0.16}   # per label, subtracted from its evidence
+    #   multi_label_offsets: {...}           # NLI models: for multi-label answers (another evidence)
+    #   fitted: {...}                        # where it came from, free-form
+
+A request's own ``calibration`` wins over the set's. A frozen fit applies where it was measured: the set's
+own labels and template (a request overriding either is answered uncalibrated) on the model and revision
+it names.
 
 Every file is validated at start-up with the request's own rules; a bad file stops the service with a
 message naming the file (better than a set that silently answers differently).
@@ -31,17 +44,20 @@ import functools
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     StrictBool,
+    StrictFloat,
+    StrictInt,
     StrictStr,
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from service.api import limits
@@ -61,6 +77,24 @@ log = logging.getLogger("zsc.label_sets")
 SUFFIXES = (".yaml", ".yml")
 
 
+class FrozenCalibration(BaseModel):
+    """Per-label offsets fitted offline on unlabelled texts with the set's own wording (``zsc calibrate``):
+    the same correction on every replica and after every restart."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Literal["frozen"] = "frozen"
+    model: StrictStr
+    revision: StrictStr
+    texts: StrictInt = Field(ge=0)
+    offsets: dict[str, StrictFloat | StrictInt]  # per label name, in logit units (embedding models: both modes)
+    multi_label_offsets: dict[str, StrictFloat | StrictInt] | None = None  # NLI: entailment minus contradiction
+    fitted: dict[str, Any] | None = None
+
+    def applies_to(self, model: str, revision: str) -> bool:
+        return self.model == model.split(":")[0] and self.revision == revision
+
+
 class LabelSet(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -76,6 +110,16 @@ class LabelSet(BaseModel):
     model: StrictStr | None = None
     revision: StrictStr | None = None
     tuning: dict[str, Any] | None = None
+    calibration: Literal["none", "traffic"] | FrozenCalibration | None = None
+
+    @model_validator(mode="after")
+    def _fit_names_the_labels(self) -> LabelSet:
+        if isinstance(self.calibration, FrozenCalibration):
+            for key in ("offsets", "multi_label_offsets"):
+                given = getattr(self.calibration, key)
+                if given is not None and set(given) != set(self.names):
+                    raise ValueError(f"calibration {key} must name every label of the set once: {sorted(self.names)}")
+        return self
 
     @field_validator("labels")
     @classmethod
@@ -124,6 +168,16 @@ class LabelSet(BaseModel):
             "model": self.model,
             "revision": self.revision,
             "matches_model": self.matches(model, revision),
+            "calibration": self.calibration_summary(model, revision),
+        }
+
+    def calibration_summary(self, model: str, revision: str) -> dict[str, Any]:
+        """Its calibration as GET /label_sets shows it (a traffic one's texts are the route's to fill in)."""
+        frozen = self.calibration if isinstance(self.calibration, FrozenCalibration) else None
+        return {
+            "mode": "frozen" if frozen else self.calibration or "none",
+            "texts": frozen.texts if frozen else None,
+            "calibrated": frozen is not None and frozen.applies_to(model, revision),
         }
 
     def matches(self, model: str, revision: str) -> bool:
@@ -131,6 +185,24 @@ class LabelSet(BaseModel):
         return (self.model is None or self.model == model.split(":")[0]) and (
             self.revision is None or self.revision == revision
         )
+
+
+@dataclass(frozen=True)
+class CalibrationChoice:
+    """Which calibration a resolved request asks for: the request's own ``calibration``, else its label
+    set's. A frozen fit comes with its offsets (by label name), or none when it does not apply."""
+
+    mode: str = "none"  # none | traffic | frozen | job
+    label_set: str | None = None  # the set whose own wording the request uses (its metrics series), else None
+    offsets: dict[str, float] | None = None  # frozen: per label name (single-label NLI, and embedding models)
+    multi_label_offsets: dict[str, float] | None = None  # frozen, NLI: for pairwise answers
+    texts: int | None = None  # frozen: the texts it was fitted on
+
+    def as_json(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if v is not None}
+
+
+NO_CALIBRATION = CalibrationChoice()
 
 
 @dataclass(frozen=True)
@@ -142,6 +214,7 @@ class Resolved:
     request: ClassifyRequest  # with the label set's fields filled in
     thresholds: dict[str, float]
     warnings: list[AnswerWarning]
+    calibration: CalibrationChoice = NO_CALIBRATION
 
     @functools.cached_property
     def labels(self) -> tuple[Label, ...]:
@@ -158,7 +231,7 @@ def resolve(
     the set when it was loaded; the one rule between them (labels from somewhere) holds by construction."""
     pinned = {"model": pin} if pin is not None else {}
     if request.label_set is None:
-        return Resolved(request.model_copy(update=pinned) if pinned else request, {}, [])
+        return Resolved(request.model_copy(update=pinned) if pinned else request, {}, [], _chosen(request, None))
     found = sets.get(request.label_set)
     if found is None:
         raise LabelSetNotFound(request.label_set, list(sets))
@@ -176,7 +249,33 @@ def resolve(
                 "thresholds may not carry over",
             )
         )
-    return Resolved(merged, thresholds, warnings)
+    return Resolved(merged, thresholds, warnings, _chosen(request, found, given, model, revision))
+
+
+def _chosen(
+    request: ClassifyRequest,
+    found: LabelSet | None,
+    given: set[str] = frozenset(),  # type: ignore[assignment]
+    model: str = "",
+    revision: str = "",
+) -> CalibrationChoice:
+    """The request's calibration, else its set's; a frozen fit's offsets only where they were measured: the
+    set's own labels and template, on its model and revision."""
+    own = found is not None and not {"labels", "hypothesis_template"} & given
+    name = found.name if own and found is not None else None
+    if request.calibration is not None:
+        return CalibrationChoice(request.calibration, name)
+    declared = found.calibration if found is not None else None
+    if not isinstance(declared, FrozenCalibration):
+        return CalibrationChoice(declared or "none", name)
+    fits = own and declared.applies_to(model, revision)
+    return CalibrationChoice(
+        "frozen",
+        name,
+        dict(declared.offsets) if fits else None,
+        dict(declared.multi_label_offsets) if fits and declared.multi_label_offsets else None,
+        declared.texts,
+    )
 
 
 class LabelSetError(ValueError):

@@ -3,7 +3,8 @@
 ``/classify``, ``/classify_batch``, the Hugging Face route and the job worker all call ``classify``:
 
     resolve label sets -> prepare (windows, limits, warnings) -> cached scorer (cache tiers, adaptive
-    batcher, engine) -> answer (ranking, decision)
+    batcher, engine; each text's calibration between its raw evidence and its scores) -> answer (ranking,
+    decision, the calibration applied)
 
 A call is one unit (``job=False``): its requests are resolved and checked here (``prepare.check_call``),
 any request that breaks a rule fails the call, and the pair limit is counted over all of it. A slice of a
@@ -25,10 +26,13 @@ import anyio
 from service.api.classify import ClassifyRequest, ClassifyResponse
 from service.api.limits import RequestLimits
 from service.core.model_spec import ModelSpec
-from service.core.task import Task, sequences_for
+from service.core.task import Task, sequences_for, space_of
 from service.engine.tokenization import Tokenizer
 from service.errors import ServiceError
+from service.obs import metrics
+from service.pipeline import calibration
 from service.pipeline.answer import answer
+from service.pipeline.calibration import JobCalibration, TrafficCalibration
 from service.pipeline.label_sets import LabelSet, Resolved, resolve
 from service.pipeline.prepare import Plan, PreparedRequest, check_call, plan, prepare_call
 from service.pipeline.scorer import CachedScorer, Scored
@@ -63,6 +67,7 @@ class Pipeline:
         scorer: CachedScorer,
         label_sets: dict[str, LabelSet],
         limits: RequestLimits,
+        traffic: TrafficCalibration,
     ) -> None:
         self.model_tag = model_tag
         self.spec = spec
@@ -71,6 +76,7 @@ class Pipeline:
         self.label_sets = label_sets
         self.limits = limits
         self.lengths = SequenceLengths(tokenizer, pairs=spec.kind == "nli")
+        self.traffic = traffic  # this model's traffic calibration records
         self._interactive = 0  # interactive calls in flight
         self._interactive_seen = 0.0  # when the last one ended (time.monotonic)
         self.in_flight = 0  # every call in flight, jobs' too: a replaced model is retired once it is 0
@@ -87,20 +93,42 @@ class Pipeline:
         return resolved
 
     async def classify(
-        self, requests: Sequence[ClassifyRequest | Resolved], job: bool = False, usage: bool = False
+        self,
+        requests: Sequence[ClassifyRequest | Resolved],
+        job: bool = False,
+        job_calibration: JobCalibration | None = None,
+        usage: bool = False,
     ) -> Answers:
         """Answers for validated requests (or ones already resolved: a job's items are resolved at intake);
+        ``job_calibration``: a job's own fit, or its sample (its items asking for calibration "job");
         ``usage``: with the tokens the model read for them (``Answers.usage``)."""
         self.in_flight += 1
         if not job:
             self._interactive += 1
         try:
-            return await self._classify(requests, job, usage)
+            return await self._classify(requests, job, job_calibration, usage)
         finally:
             self.in_flight -= 1
             if not job:
                 self._interactive -= 1
                 self._interactive_seen = time.monotonic()
+
+    async def label_set_calibration(self, name: str) -> dict:
+        """A label set's calibration as GET /label_sets shows it: a traffic one with the texts its own wording
+        has seen on this model (every replica's, with Redis)."""
+        found = self.label_sets[name]
+        summary = found.calibration_summary(self.model_tag, self.spec.revision)
+        if summary["mode"] != "traffic":
+            return summary
+        planned = plan(
+            self.resolve(ClassifyRequest.model_validate({"text": "-", "label_set": name})), self.spec, self.tokenizer
+        )
+        examples = tuple(label.examples for label in planned.resolved.labels)
+        task = Task(("-",), planned.hypotheses, bool(found.multi_label), examples=examples if any(examples) else ())
+        want = calibration.wanted(planned.resolved.calibration, task, space_of(self.spec, task), self.traffic)
+        if want is not None:
+            summary["texts"], summary["calibrated"] = await self.traffic.status(want[0], want[1])
+        return summary
 
     def close(self) -> None:
         """Let go of the model (its scorer, batcher, engine and tokenizer): a retired pipeline answers
@@ -112,7 +140,13 @@ class Pipeline:
         """Whether interactive calls are in flight, or ended a moment ago (the job worker yields then)."""
         return self._interactive > 0 or time.monotonic() - self._interactive_seen < INTERACTIVE_GRACE_S
 
-    async def _classify(self, requests: Sequence[ClassifyRequest | Resolved], job: bool, usage: bool) -> Answers:
+    async def _classify(
+        self,
+        requests: Sequence[ClassifyRequest | Resolved],
+        job: bool,
+        job_calibration: JobCalibration | None,
+        usage: bool,
+    ) -> Answers:
         if job:  # each item on its own, as it was resolved and checked at submission: its own error
             plans: list[Plan | ServiceError] = [self._plan_alone(r) for r in requests]
             ok = [p for p in plans if isinstance(p, Plan)]
@@ -132,17 +166,23 @@ class Pipeline:
         else:
             prepared = work()
         ready = [p for p in prepared if isinstance(p, PreparedRequest)]
-        all_scored = await self.scorer.scores([p.task for p in ready])
-        scored = iter(all_scored)
+        texts = await self._calibrations(ready, job_calibration)
+        all_scored = await self.scorer.scores([p.task for p in ready], texts)
+        scored = iter(zip(all_scored, texts))
+        for text in texts:  # answered with what the records knew when the call came; now recorded
+            if text is not None:
+                text.settle()
         results: list[ClassifyResponse | ServiceError] = []
         statuses: set[str] = set()
         for p in prepared:
             if isinstance(p, ServiceError):
                 results.append(p)
                 continue
-            s = next(scored)
+            s, text = next(scored)
             statuses.add(s.cache)
-            results.append(answer(p, s.scores, self.model_tag, self.spec.revision))
+            applied = calibration.applied(text)
+            metrics.calibration_answer(applied.mode, applied.calibrated)
+            results.append(answer(p, s.scores, self.model_tag, self.spec.revision, applied))
         warnings = sorted({w.code for p in ready for w in p.warnings})
         tokens = await self._usage([p.task for p in ready], all_scored) if usage else None
         return Answers(results, merged_cache(statuses), warnings, tokens)
@@ -153,6 +193,18 @@ class Pipeline:
         read = [seq for task in tasks for seq in sequences_for(self.spec, task)]
         fresh = frozenset().union(*(s.fresh for s in scored))
         return await anyio.to_thread.run_sync(self.lengths.usage, read, fresh)
+
+    async def _calibrations(
+        self, ready: list[PreparedRequest], job: JobCalibration | None
+    ) -> list[calibration.TextCalibration | None]:
+        """Each request's text calibration, its traffic records read first (new ones, from Redis)."""
+        spaces = [space_of(self.spec, p.task) for p in ready]
+        wanted = [calibration.wanted(p.calibration, p.task, sp, self.traffic) for p, sp in zip(ready, spaces)]
+        await self.traffic.load([w for w in wanted if w is not None])
+        return [
+            calibration.for_request(p.calibration, p.task, p.names, sp, self.traffic, job)
+            for p, sp in zip(ready, spaces)
+        ]
 
     def _plan_alone(self, item: ClassifyRequest | Resolved) -> Plan | ServiceError:
         try:

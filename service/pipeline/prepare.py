@@ -28,7 +28,7 @@ from service.core.model_spec import ModelSpec
 from service.core.task import Task
 from service.engine.tokenization import Tokenizer
 from service.errors import UnprocessableRequest
-from service.pipeline.label_sets import Resolved
+from service.pipeline.label_sets import NO_CALIBRATION, CalibrationChoice, Resolved
 
 
 @dataclass
@@ -42,6 +42,7 @@ class PreparedRequest:
     windows: int = 1
     warnings: list[AnswerWarning] = field(default_factory=list)
     thresholds: dict[str, float] = field(default_factory=dict)  # per label (a multi-label set's)
+    calibration: CalibrationChoice = NO_CALIBRATION
 
     @property
     def pairs(self) -> int:
@@ -114,17 +115,23 @@ def prepare(planned: Plan, spec: ModelSpec, tokenizer: Tokenizer, max_windows: i
             "no place for example texts; leave the examples out, or send the request to an embedding model "
             "(`model`: GET /models gives each model's kind)"
         )
+    rule = request.example_rule or spec.example_rule
     task = Task(
         fitted.texts,
         planned.hypotheses,
         request.multi_label,
         request.chunk_aggregation,
         examples if any(examples) else (),
-        request.example_rule or spec.example_rule,
+        rule,
         spec.example_weight if request.example_weight is None else request.example_weight,
+        # a blend's wording share per label: from its own examples' count, where its wording agrees with
+        # them (core.task; measured against the plain prototype in docs/evaluation.md, "Examples")
+        example_adaptive=rule == "blend",
     )
     names = [label.name for label in labels]
-    return PreparedRequest(request, task, names, fitted.truncated, len(fitted.texts), warnings, resolved.thresholds)
+    return PreparedRequest(
+        request, task, names, fitted.truncated, len(fitted.texts), warnings, resolved.thresholds, resolved.calibration
+    )
 
 
 def prepare_call(

@@ -29,6 +29,7 @@ from service.core.languages import mismatch
 from service.core.model_spec import ModelSpec
 from service.errors import LastModel, ModelNotFound, ServiceError
 from service.obs import request_context
+from service.pipeline.calibration import JobCalibration
 from service.pipeline.label_sets import LabelSet, Resolved
 from service.pipeline.pipeline import Answers, Pipeline, merged_cache
 from service.pipeline.usage import TokenUsage
@@ -122,11 +123,16 @@ class ModelRegistry:
         return model.pipeline.checked(request, pin=model.name)
 
     async def classify(
-        self, requests: Sequence[ClassifyRequest | Resolved], job: bool = False, usage: bool = False
+        self,
+        requests: Sequence[ClassifyRequest | Resolved],
+        job: bool = False,
+        job_calibration: JobCalibration | None = None,
+        usage: bool = False,
     ) -> Answers:
         """Answers in the call's order; each model's part through its own ``Pipeline.classify``. An item of
-        a job naming a model this replica does not serve gets that error in its place. ``usage``: with the
-        tokens the models read (``Answers.usage``, summed over the call's models)."""
+        a job naming a model this replica does not serve gets that error in its place; ``job_calibration``:
+        the job's own (its groups name the model's revision); ``usage``: with the tokens the models read
+        (``Answers.usage``, summed over the call's models)."""
         parts: dict[str, list[int]] = {}
         failed: dict[int, ServiceError] = {}
         by_name = {m.name: m for m in self.served}  # this call's models, whatever is loaded meanwhile
@@ -143,7 +149,9 @@ class ModelRegistry:
         held = self.admission.models(list(parts)) if not job else contextlib.nullcontext()
         with held:
             calls = (
-                by_name[name].pipeline.classify([requests[i] for i in at], job=job, usage=usage)
+                by_name[name].pipeline.classify(
+                    [requests[i] for i in at], job=job, job_calibration=job_calibration, usage=usage
+                )
                 for name, at in parts.items()
             )
             answered = await asyncio.gather(*calls)

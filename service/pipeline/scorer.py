@@ -15,6 +15,7 @@ import numpy as np
 
 from service.core.model_spec import ModelSpec
 from service.core.task import (
+    Correction,
     LabelSide,
     Seq,
     Task,
@@ -87,7 +88,8 @@ class CachedScorer:
     def _key(self, seq: Seq) -> str:
         return cache_key(self.prefix, self.spec.revision, self.spec.kind, seq)
 
-    async def scores(self, tasks: Sequence[Task]) -> list[Scored]:
+    async def scores(self, tasks: Sequence[Task], corrections: Sequence[Correction | None] = ()) -> list[Scored]:
+        """Each task's scores; ``corrections``: per task, its calibration (``core.task``), or None."""
         plans: list[tuple[list[str], LabelSide | None]] = []
         seq_of: dict[str, Seq] = {}
         label_keys: set[str] = set()
@@ -123,7 +125,8 @@ class CachedScorer:
                 self.redis.put_many_later(fresh, on_error=lambda exc: metrics.cache_error("redis", "write"))
         computed_set = set(computed)
         out = []
-        for task, (plan, side) in zip(tasks, plans):
+        corrections = list(corrections) or [None] * len(tasks)
+        for task, (plan, side), correction in zip(tasks, plans, corrections):
             fresh_keys = [k for k in plan if k in computed_set]
             fresh = frozenset(seq_of[k] for k in fresh_keys)
             everything = len(fresh_keys) == len(plan) and side is None  # a remembered label side was cached
@@ -131,13 +134,13 @@ class CachedScorer:
             metrics.cache_response(status)
             block = np.stack([rows[k] for k in plan])
             if not embedding:
-                out.append(Scored(score(self.spec, task, block), status, fresh))
+                out.append(Scored(score(self.spec, task, block, correction), status, fresh))
                 continue
             windows = len(task.texts)
             if side is None:
                 side = label_side(task, block[windows:])
                 self.sides.put(label_signature(task), side)
-            out.append(Scored(score_texts(self.spec, task, block[:windows], side), status, fresh))
+            out.append(Scored(score_texts(self.spec, task, block[:windows], side, correction), status, fresh))
         return out
 
     async def _from_redis(self, missing: list[str], rows: dict, label_keys: set[str]) -> None:

@@ -58,25 +58,8 @@ def read(
     (``header=False``) names its columns by position: "0", "1", ... ``where``: only the rows whose columns
     hold these values (compared as text)."""
     path = Path(path)
-    fmt = (fmt or path.suffix.lstrip(".")).lower()
-    if fmt in ("csv", "tsv"):
-        delimiter = "," if fmt == "csv" else "\t"
-        with path.open(encoding="utf-8", newline="") as fh:
-            if header:
-                records = list(csv.DictReader(fh, delimiter=delimiter))
-            else:
-                records = [{str(i): v for i, v in enumerate(row)} for row in csv.reader(fh, delimiter=delimiter) if row]
-    elif fmt in ("jsonl", "ndjson", "json"):
-        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    else:
-        raise DataError(f"{path}: unknown format {fmt!r}: use .csv, .tsv or .jsonl (or --format)")
-    if not records:
-        raise DataError(f"{path}: no rows")
-    missing = [c for c in (text_column, label_column, *(where or {})) if c not in records[0]]
-    if missing:
-        raise DataError(f"{path}: no column {missing[0]!r}; the columns are {sorted(records[0])}")
+    records, first = _records(path, fmt, header, (text_column, label_column, *(where or {})))
     texts, labels, kept = [], [], []
-    first = 2 if fmt in ("csv", "tsv") and header else 1
     for n, record in enumerate(records, start=first):
         if where and any(str(record.get(k)) != v for k, v in where.items()):
             continue
@@ -94,6 +77,61 @@ def read(
         raise DataError(f"{path}: no row matches {where}")
     classes = list(label_names) if label_names else sorted({c for row in labels for c in row})
     return Labelled(texts, labels, classes, str(path), separator is not None, kept)
+
+
+def read_texts(
+    path: str | Path,
+    text_column: str = "text",
+    fmt: str | None = None,
+    header: bool = True,
+    where: dict[str, str] | None = None,
+) -> list[str]:
+    """The texts of a file, no labels needed (a calibration sample): CSV, TSV or JSON lines as ``read`` takes
+    them (a JSON line may also be a bare string), or plain text (.txt: one text per line)."""
+    path = Path(path)
+    if (fmt or path.suffix.lstrip(".")).lower() == "txt":
+        return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    records, first = _records(path, fmt, header, (*(where or {}),), bare=text_column)
+    if text_column not in records[0]:
+        raise DataError(f"{path}: no column {text_column!r}; the columns are {sorted(records[0])}")
+    texts = []
+    for n, record in enumerate(records, start=first):
+        if where and any(str(record.get(k)) != v for k, v in where.items()):
+            continue
+        text = record.get(text_column)
+        if not isinstance(text, str) or not text.strip():
+            raise DataError(f"{path}: row {n} has no text")
+        texts.append(text)
+    if not texts:
+        raise DataError(f"{path}: no row matches {where}")
+    return texts
+
+
+def _records(
+    path: Path, fmt: str | None, header: bool, columns: tuple[str, ...], bare: str | None = None
+) -> tuple[list[dict], int]:
+    """(the file's rows as dicts, the number of its first row); ``columns``: what every row must have;
+    ``bare``: the column a JSON line that is a bare string fills."""
+    fmt = (fmt or path.suffix.lstrip(".")).lower()
+    if fmt in ("csv", "tsv"):
+        delimiter = "," if fmt == "csv" else "\t"
+        with path.open(encoding="utf-8", newline="") as fh:
+            if header:
+                records = list(csv.DictReader(fh, delimiter=delimiter))
+            else:
+                records = [{str(i): v for i, v in enumerate(row)} for row in csv.reader(fh, delimiter=delimiter) if row]
+    elif fmt in ("jsonl", "ndjson", "json"):
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if bare is not None:
+            records = [{bare: r} if isinstance(r, str) else r for r in records]
+    else:
+        raise DataError(f"{path}: unknown format {fmt!r}: use .csv, .tsv or .jsonl (or --format)")
+    if not records:
+        raise DataError(f"{path}: no rows")
+    missing = [c for c in columns if c not in records[0]]
+    if missing:
+        raise DataError(f"{path}: no column {missing[0]!r}; the columns are {sorted(records[0])}")
+    return records, 2 if fmt in ("csv", "tsv") and header else 1
 
 
 def _name(value, label_names: list[str] | None, path: Path, row: int) -> str:

@@ -86,6 +86,7 @@ class ModelManager:
         if parts is not None:
             parts.batcher.close()  # cancels the queue's task, which holds the batcher and its engine
         del parts
+        await model.pipeline.traffic.stop()  # what it observed and has not written yet
         model.pipeline.close()
         for _ in range(3):  # the cancelled task ends on the loop's next turns
             await asyncio.sleep(0)

@@ -56,9 +56,9 @@ def test_a_call_and_a_job_item_take_the_same_function_and_get_the_same_answer(se
     calls = []
     classify = Pipeline.classify
 
-    async def spy(self, requests, job=False, usage=False):
+    async def spy(self, requests, job=False, job_calibration=None, usage=False):
         calls.append(job)
-        return await classify(self, requests, job=job, usage=usage)
+        return await classify(self, requests, job=job, job_calibration=job_calibration, usage=usage)
 
     monkeypatch.setattr(Pipeline, "classify", spy)
     c = build(settings_for(ZSC_JOB_CHUNK_ITEMS="2"), [MINILM], cork_queue)

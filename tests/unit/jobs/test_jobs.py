@@ -137,7 +137,7 @@ def make(
     store = MemoryJobStore(clock)
     calls: list[list[str]] = []
 
-    async def run_items(batch):
+    async def run_items(batch, calibration=None):
         calls.append([i["text"] for i in batch])
         return [answer_of(i) for i in batch] if run is None else await run(batch)
 
@@ -360,7 +360,7 @@ def test_a_store_that_fails_for_a_while_loses_no_classified_chunk():
     async def go():
         store, waits, calls = Flaky(), [], []
 
-        async def run_items(batch):
+        async def run_items(batch, calibration=None):
             calls.append(len(batch))
             return [answer_of(i) for i in batch]
 

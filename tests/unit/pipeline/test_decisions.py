@@ -55,9 +55,9 @@ def test_every_question_is_answered_in_order_through_one_call(components, monkey
     calls = []
     classify = Pipeline.classify
 
-    async def spy(self, requests, job=False, usage=False):
+    async def spy(self, requests, **kwargs):
         calls.append(len(requests))
-        return await classify(self, requests, job=job, usage=usage)
+        return await classify(self, requests, **kwargs)
 
     monkeypatch.setattr(Pipeline, "classify", spy)
     decision, cache = asyncio.run(components.decisions.decide(request()))

@@ -12,6 +12,7 @@ import pytest
 
 from service.api.classify import ClassifyRequest
 from service.build import build
+from service.core import calibration as cal
 from service.errors import UnprocessableRequest
 from service.http.batching import cork_queue
 from tests.unit.conftest import MINILM
@@ -48,19 +49,34 @@ def classify(c, *bodies: dict):
 
 
 def by_hand(c, rule: str, weight: float, multi_label: bool) -> dict[str, float]:
+    """The answer's maths written out. A blend (the service's, since calibration: issue 33) first centres each
+    wording on the other labels' examples (``leave_own_out_offsets``: each example is background for the
+    labels it does not belong to), then gives each label with examples the wording share n0 / (n0 + k),
+    n0 = 3 w / (1 - w) (w at 3 examples), where its wording is among the 3 closest to its examples (with 3
+    labels, always)."""
     spec, engine = c.pipeline.spec, c.models.default.components.engine
     rows, _ = engine.encode([(spec.text_prefix + TEXT, None)])
     text = rows[0].astype(np.float64)
-    wording, similarity = [], {}
-    for i, label in enumerate(LABELS):
+    vectors, examples = [], []
+    for label in LABELS:
         name = label if isinstance(label, str) else label["name"]
         phrase = label.get("description", name) if isinstance(label, dict) else name
         [w], _ = engine.encode([(spec.label_prefix + spec.default_template.format(phrase), None)])
-        wording.append(float(text @ w))
-        examples = label.get("examples", []) if isinstance(label, dict) else []
-        if examples:
-            e, _ = engine.encode([(spec.text_prefix + x, None) for x in examples])
-            e = e.astype(np.float64)
+        vectors.append(w.astype(np.float64))
+        found = label.get("examples", []) if isinstance(label, dict) else []
+        examples.append(
+            engine.encode([(spec.text_prefix + x, None) for x in found])[0].astype(np.float64) if found else None
+        )
+    wording = np.array([float(text @ w) for w in vectors])
+    if rule == "blend":
+        have = [i for i, e in enumerate(examples) if e is not None]
+        stacked = np.concatenate([examples[i] for i in have])
+        owner = np.repeat(have, [len(examples[i]) for i in have])
+        wording = wording - cal.leave_own_out_offsets(stacked @ np.stack(vectors).T, owner)
+        n0 = 3 * weight / (1 - weight)
+    similarity = {}
+    for i, e in enumerate(examples):
+        if e is not None:
             mean = e.mean(axis=0)
             similarity[i] = float(max(e @ text)) if rule == "nearest" else float(text @ (mean / np.linalg.norm(mean)))
     # two labels have examples: their cosines move onto the wording's scale by their mean excess over it
@@ -70,7 +86,8 @@ def by_hand(c, rule: str, weight: float, multi_label: bool) -> dict[str, float]:
         if i not in similarity:
             cos.append(wording[i])
         elif rule == "blend":
-            cos.append((1 - weight) * (similarity[i] - excess) + weight * wording[i])
+            share = n0 / (n0 + len(examples[i]))
+            cos.append((1 - share) * (similarity[i] - excess) + share * wording[i])
         else:
             cos.append(similarity[i] - excess)
     cos = np.array(cos)

@@ -7,6 +7,8 @@ from .assistant_message_role import AssistantMessageRole
 from .assistant_message_type import AssistantMessageType
 from .cache_breakpoint import CacheBreakpoint
 from .cache_breakpoint_mode import CacheBreakpointMode
+from .calibration_applied import CalibrationApplied
+from .calibration_applied_mode import CalibrationAppliedMode
 from .choice import Choice
 from .choice_answer import ChoiceAnswer
 from .choice_answer_type import ChoiceAnswerType
@@ -16,10 +18,12 @@ from .choice_question_type import ChoiceQuestionType
 from .classify_batch_body import ClassifyBatchBody
 from .classify_batch_result import ClassifyBatchResult
 from .classify_body import ClassifyBody
+from .classify_body_calibration_type_0 import ClassifyBodyCalibrationType0
 from .classify_body_chunk_aggregation import ClassifyBodyChunkAggregation
 from .classify_body_example_rule_type_0 import ClassifyBodyExampleRuleType0
 from .classify_body_truncation import ClassifyBodyTruncation
 from .classify_request import ClassifyRequest
+from .classify_request_calibration_type_0 import ClassifyRequestCalibrationType0
 from .classify_request_chunk_aggregation import ClassifyRequestChunkAggregation
 from .classify_request_example_rule_type_0 import ClassifyRequestExampleRuleType0
 from .classify_request_truncation import ClassifyRequestTruncation
@@ -61,6 +65,7 @@ from .invalid_argument import InvalidArgument
 from .invalid_argument_detail_type_0_item import InvalidArgumentDetailType0Item
 from .job_answer import JobAnswer
 from .job_item import JobItem
+from .job_item_calibration_type_0 import JobItemCalibrationType0
 from .job_item_chunk_aggregation_type_0 import JobItemChunkAggregationType0
 from .job_item_error import JobItemError
 from .job_item_example_rule_type_0 import JobItemExampleRuleType0
@@ -73,10 +78,12 @@ from .job_status import JobStatus
 from .job_status_backend import JobStatusBackend
 from .job_status_state import JobStatusState
 from .job_submission import JobSubmission
+from .job_submission_calibration_type_0 import JobSubmissionCalibrationType0
 from .job_submission_chunk_aggregation_type_0 import JobSubmissionChunkAggregationType0
 from .job_submission_example_rule_type_0 import JobSubmissionExampleRuleType0
 from .job_submission_truncation_type_0 import JobSubmissionTruncationType0
 from .label_object import LabelObject
+from .label_set_calibration import LabelSetCalibration
 from .label_set_summary import LabelSetSummary
 from .label_set_summary_thresholds import LabelSetSummaryThresholds
 from .label_sets import LabelSets
@@ -132,6 +139,8 @@ __all__ = (
     "AssistantMessageType",
     "CacheBreakpoint",
     "CacheBreakpointMode",
+    "CalibrationApplied",
+    "CalibrationAppliedMode",
     "Choice",
     "ChoiceAnswer",
     "ChoiceAnswerType",
@@ -141,10 +150,12 @@ __all__ = (
     "ClassifyBatchBody",
     "ClassifyBatchResult",
     "ClassifyBody",
+    "ClassifyBodyCalibrationType0",
     "ClassifyBodyChunkAggregation",
     "ClassifyBodyExampleRuleType0",
     "ClassifyBodyTruncation",
     "ClassifyRequest",
+    "ClassifyRequestCalibrationType0",
     "ClassifyRequestChunkAggregation",
     "ClassifyRequestExampleRuleType0",
     "ClassifyRequestTruncation",
@@ -186,6 +197,7 @@ __all__ = (
     "InvalidArgumentDetailType0Item",
     "JobAnswer",
     "JobItem",
+    "JobItemCalibrationType0",
     "JobItemChunkAggregationType0",
     "JobItemError",
     "JobItemExampleRuleType0",
@@ -198,10 +210,12 @@ __all__ = (
     "JobStatusBackend",
     "JobStatusState",
     "JobSubmission",
+    "JobSubmissionCalibrationType0",
     "JobSubmissionChunkAggregationType0",
     "JobSubmissionExampleRuleType0",
     "JobSubmissionTruncationType0",
     "LabelObject",
+    "LabelSetCalibration",
     "LabelSets",
     "LabelSetSummary",
     "LabelSetSummaryThresholds",

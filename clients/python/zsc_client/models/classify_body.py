@@ -8,6 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.classify_body_calibration_type_0 import check_classify_body_calibration_type_0
+from ..models.classify_body_calibration_type_0 import ClassifyBodyCalibrationType0
 from ..models.classify_body_chunk_aggregation import check_classify_body_chunk_aggregation
 from ..models.classify_body_chunk_aggregation import ClassifyBodyChunkAggregation
 from ..models.classify_body_example_rule_type_0 import check_classify_body_example_rule_type_0
@@ -38,13 +40,20 @@ class ClassifyBody:
 
         Attributes:
             text (str): The text to classify, in any language the model covers.
+            calibration (ClassifyBodyCalibrationType0 | None | Unset): Correct each label's bias (some wordings sit closer
+                to every text and win too often): none; traffic (per-label offsets learned from the unlabelled texts this
+                service has answered with the same labels, shared by replicas; uncalibrated until it has seen enough of them);
+                job (a job's own texts are the sample: jobs only). Default: the label set's (traffic, or its frozen fit from zsc
+                calibrate), else none.
             chunk_aggregation (ClassifyBodyChunkAggregation | Unset): With chunk: a label's evidence over the windows, the
                 strongest (max) or mean. Default: 'max'.
             example_rule (ClassifyBodyExampleRuleType0 | None | Unset): How a label's examples join its wording (embedding
                 models): the text's similarity to their mean (prototype), to the closest one (nearest), or the prototype blended
                 with the wording (blend). Default: the label set's, else the model's (GET /models).
-            example_weight (float | None | Unset): With blend: the wording's share in [0, 1] (0 = the prototype alone).
-                Default: the label set's, else the model's.
+            example_weight (float | None | Unset): With blend: the wording's share in [0, 1] for a label with 3 examples
+                (one with k gets n0 / (n0 + k), n0 = 3 w / (1 - w): less with more examples; none where the label's wording does
+                not point at its examples); 0 = the prototype alone, 1 = the wording alone. Default: the label set's, else the
+                model's.
             hypothesis_template (None | str | Unset): How a label (or its description) becomes a hypothesis; must contain
                 '{}'. Default: the model's.
             label_set (None | str | Unset): A label set the service holds (GET /label_sets): its labels, template,
@@ -64,6 +73,7 @@ class ClassifyBody:
      """
 
     text: str
+    calibration: ClassifyBodyCalibrationType0 | None | Unset = UNSET
     chunk_aggregation: ClassifyBodyChunkAggregation | Unset = 'max'
     example_rule: ClassifyBodyExampleRuleType0 | None | Unset = UNSET
     example_weight: float | None | Unset = UNSET
@@ -83,6 +93,14 @@ class ClassifyBody:
     def to_dict(self) -> dict[str, Any]:
         from ..models.label_object import LabelObject # noqa: PLC0415
         text = self.text
+
+        calibration: None | str | Unset
+        if isinstance(self.calibration, Unset):
+            calibration = UNSET
+        elif isinstance(self.calibration, str):
+            calibration = self.calibration
+        else:
+            calibration = self.calibration
 
         chunk_aggregation: str | Unset = UNSET
         if not isinstance(self.chunk_aggregation, Unset):
@@ -163,6 +181,8 @@ class ClassifyBody:
         field_dict.update({
             "text": text,
         })
+        if calibration is not UNSET:
+            field_dict["calibration"] = calibration
         if chunk_aggregation is not UNSET:
             field_dict["chunk_aggregation"] = chunk_aggregation
         if example_rule is not UNSET:
@@ -195,6 +215,26 @@ class ClassifyBody:
         from ..models.label_object import LabelObject # noqa: PLC0415
         d = dict(src_dict)
         text = d.pop("text")
+
+        def _parse_calibration(data: object) -> ClassifyBodyCalibrationType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                calibration_type_0 = check_classify_body_calibration_type_0(data)
+
+
+
+                return calibration_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ClassifyBodyCalibrationType0 | None | Unset, data)
+
+        calibration = _parse_calibration(d.pop("calibration", UNSET))
+
 
         _chunk_aggregation = d.pop("chunk_aggregation", UNSET)
         chunk_aggregation: ClassifyBodyChunkAggregation | Unset
@@ -336,6 +376,7 @@ class ClassifyBody:
 
         classify_body = cls(
             text=text,
+            calibration=calibration,
             chunk_aggregation=chunk_aggregation,
             example_rule=example_rule,
             example_weight=example_weight,

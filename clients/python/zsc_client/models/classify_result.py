@@ -13,6 +13,7 @@ from typing import cast
 
 if TYPE_CHECKING:
   from ..models.answer_warning import AnswerWarning
+  from ..models.calibration_applied import CalibrationApplied
 
 
 
@@ -26,6 +27,7 @@ T = TypeVar("T", bound="ClassifyResult")
 class ClassifyResult:
     """ 
         Attributes:
+            calibration (CalibrationApplied): Which calibration an answer's scores went through.
             labels (list[str]): Labels (names), best first.
             model (str): Model tag that produced the scores.
             multi_label (bool): Whether each score stands alone (true) or all sum to 1 (false).
@@ -39,6 +41,7 @@ class ClassifyResult:
             warnings (list[AnswerWarning] | Unset): What may make these scores unreliable.
      """
 
+    calibration: CalibrationApplied
     labels: list[str]
     model: str
     multi_label: bool
@@ -56,6 +59,9 @@ class ClassifyResult:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.answer_warning import AnswerWarning # noqa: PLC0415
+        from ..models.calibration_applied import CalibrationApplied # noqa: PLC0415
+        calibration = self.calibration.to_dict()
+
         labels = self.labels
 
 
@@ -95,6 +101,7 @@ class ClassifyResult:
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
+            "calibration": calibration,
             "labels": labels,
             "model": model,
             "multi_label": multi_label,
@@ -114,7 +121,13 @@ class ClassifyResult:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.answer_warning import AnswerWarning # noqa: PLC0415
+        from ..models.calibration_applied import CalibrationApplied # noqa: PLC0415
         d = dict(src_dict)
+        calibration = CalibrationApplied.from_dict(d.pop("calibration"))
+
+
+
+
         labels = cast(list[str], d.pop("labels"))
 
 
@@ -160,6 +173,7 @@ class ClassifyResult:
 
 
         classify_result = cls(
+            calibration=calibration,
             labels=labels,
             model=model,
             multi_label=multi_label,

@@ -13,6 +13,7 @@ from typing import cast
 
 if TYPE_CHECKING:
   from ..models.answer_warning import AnswerWarning
+  from ..models.calibration_applied import CalibrationApplied
 
 
 
@@ -26,6 +27,7 @@ T = TypeVar("T", bound="JobAnswer")
 class JobAnswer:
     """ 
         Attributes:
+            calibration (CalibrationApplied): Which calibration an answer's scores went through.
             index (int): The item's position in the job (0-based).
             labels (list[str]): Labels (names), best first.
             model (str): Model tag that produced the scores.
@@ -40,6 +42,7 @@ class JobAnswer:
             warnings (list[AnswerWarning] | Unset): What may make these scores unreliable.
      """
 
+    calibration: CalibrationApplied
     index: int
     labels: list[str]
     model: str
@@ -58,6 +61,9 @@ class JobAnswer:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.answer_warning import AnswerWarning # noqa: PLC0415
+        from ..models.calibration_applied import CalibrationApplied # noqa: PLC0415
+        calibration = self.calibration.to_dict()
+
         index = self.index
 
         labels = self.labels
@@ -99,6 +105,7 @@ class JobAnswer:
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
+            "calibration": calibration,
             "index": index,
             "labels": labels,
             "model": model,
@@ -119,7 +126,13 @@ class JobAnswer:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.answer_warning import AnswerWarning # noqa: PLC0415
+        from ..models.calibration_applied import CalibrationApplied # noqa: PLC0415
         d = dict(src_dict)
+        calibration = CalibrationApplied.from_dict(d.pop("calibration"))
+
+
+
+
         index = d.pop("index")
 
         labels = cast(list[str], d.pop("labels"))
@@ -167,6 +180,7 @@ class JobAnswer:
 
 
         job_answer = cls(
+            calibration=calibration,
             index=index,
             labels=labels,
             model=model,

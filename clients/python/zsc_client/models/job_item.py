@@ -8,6 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.job_item_calibration_type_0 import check_job_item_calibration_type_0
+from ..models.job_item_calibration_type_0 import JobItemCalibrationType0
 from ..models.job_item_chunk_aggregation_type_0 import check_job_item_chunk_aggregation_type_0
 from ..models.job_item_chunk_aggregation_type_0 import JobItemChunkAggregationType0
 from ..models.job_item_example_rule_type_0 import check_job_item_example_rule_type_0
@@ -39,13 +41,20 @@ class JobItem:
 
         Attributes:
             text (str): The text to classify, in any language the model covers.
+            calibration (JobItemCalibrationType0 | None | Unset): Correct each label's bias (some wordings sit closer to
+                every text and win too often): none; traffic (per-label offsets learned from the unlabelled texts this service
+                has answered with the same labels, shared by replicas; uncalibrated until it has seen enough of them); job (a
+                job's own texts are the sample: jobs only). Default: the label set's (traffic, or its frozen fit from zsc
+                calibrate), else none.
             chunk_aggregation (JobItemChunkAggregationType0 | None | Unset): With chunk: a label's evidence over the
                 windows, the strongest (max) or mean.
             example_rule (JobItemExampleRuleType0 | None | Unset): How a label's examples join its wording (embedding
                 models): the text's similarity to their mean (prototype), to the closest one (nearest), or the prototype blended
                 with the wording (blend). Default: the label set's, else the model's (GET /models).
-            example_weight (float | None | Unset): With blend: the wording's share in [0, 1] (0 = the prototype alone).
-                Default: the label set's, else the model's.
+            example_weight (float | None | Unset): With blend: the wording's share in [0, 1] for a label with 3 examples
+                (one with k gets n0 / (n0 + k), n0 = 3 w / (1 - w): less with more examples; none where the label's wording does
+                not point at its examples); 0 = the prototype alone, 1 = the wording alone. Default: the label set's, else the
+                model's.
             hypothesis_template (None | str | Unset): How a label (or its description) becomes a hypothesis; must contain
                 '{}'. Default: the model's.
             label_set (None | str | Unset): A label set the service holds (GET /label_sets): its labels, template,
@@ -64,6 +73,7 @@ class JobItem:
      """
 
     text: str
+    calibration: JobItemCalibrationType0 | None | Unset = UNSET
     chunk_aggregation: JobItemChunkAggregationType0 | None | Unset = UNSET
     example_rule: JobItemExampleRuleType0 | None | Unset = UNSET
     example_weight: float | None | Unset = UNSET
@@ -83,6 +93,14 @@ class JobItem:
     def to_dict(self) -> dict[str, Any]:
         from ..models.label_object import LabelObject # noqa: PLC0415
         text = self.text
+
+        calibration: None | str | Unset
+        if isinstance(self.calibration, Unset):
+            calibration = UNSET
+        elif isinstance(self.calibration, str):
+            calibration = self.calibration
+        else:
+            calibration = self.calibration
 
         chunk_aggregation: None | str | Unset
         if isinstance(self.chunk_aggregation, Unset):
@@ -173,6 +191,8 @@ class JobItem:
         field_dict.update({
             "text": text,
         })
+        if calibration is not UNSET:
+            field_dict["calibration"] = calibration
         if chunk_aggregation is not UNSET:
             field_dict["chunk_aggregation"] = chunk_aggregation
         if example_rule is not UNSET:
@@ -205,6 +225,26 @@ class JobItem:
         from ..models.label_object import LabelObject # noqa: PLC0415
         d = dict(src_dict)
         text = d.pop("text")
+
+        def _parse_calibration(data: object) -> JobItemCalibrationType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                calibration_type_0 = check_job_item_calibration_type_0(data)
+
+
+
+                return calibration_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(JobItemCalibrationType0 | None | Unset, data)
+
+        calibration = _parse_calibration(d.pop("calibration", UNSET))
+
 
         def _parse_chunk_aggregation(data: object) -> JobItemChunkAggregationType0 | None | Unset:
             if data is None:
@@ -374,6 +414,7 @@ class JobItem:
 
         job_item = cls(
             text=text,
+            calibration=calibration,
             chunk_aggregation=chunk_aggregation,
             example_rule=example_rule,
             example_weight=example_weight,

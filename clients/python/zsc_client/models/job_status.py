@@ -43,6 +43,8 @@ class JobStatus:
             state (JobStatusState):
             total (int): Items in the job.
             ttl_s (int): The job and its results are kept this long after its last progress.
+            estimated (int | None | Unset): Items asking for calibration "job": chunks whose texts are in the job's sample
+                so far (the estimate pass, before any is answered); null when no item does.
             finished (float | None | Unset):
             items_per_s (float | None | Unset):
             started (float | None | Unset):
@@ -61,6 +63,7 @@ class JobStatus:
     state: JobStatusState
     total: int
     ttl_s: int
+    estimated: int | None | Unset = UNSET
     finished: float | None | Unset = UNSET
     items_per_s: float | None | Unset = UNSET
     started: float | None | Unset = UNSET
@@ -98,6 +101,12 @@ class JobStatus:
 
         ttl_s = self.ttl_s
 
+        estimated: int | None | Unset
+        if isinstance(self.estimated, Unset):
+            estimated = UNSET
+        else:
+            estimated = self.estimated
+
         finished: float | None | Unset
         if isinstance(self.finished, Unset):
             finished = UNSET
@@ -134,6 +143,8 @@ class JobStatus:
             "total": total,
             "ttl_s": ttl_s,
         })
+        if estimated is not UNSET:
+            field_dict["estimated"] = estimated
         if finished is not UNSET:
             field_dict["finished"] = finished
         if items_per_s is not UNSET:
@@ -184,6 +195,16 @@ class JobStatus:
 
         ttl_s = d.pop("ttl_s")
 
+        def _parse_estimated(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        estimated = _parse_estimated(d.pop("estimated", UNSET))
+
+
         def _parse_finished(data: object) -> float | None | Unset:
             if data is None:
                 return data
@@ -228,6 +249,7 @@ class JobStatus:
             state=state,
             total=total,
             ttl_s=ttl_s,
+            estimated=estimated,
             finished=finished,
             items_per_s=items_per_s,
             started=started,

@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
+  from ..models.label_set_calibration import LabelSetCalibration
   from ..models.label_set_summary_thresholds import LabelSetSummaryThresholds
 
 
@@ -25,6 +26,7 @@ T = TypeVar("T", bound="LabelSetSummary")
 class LabelSetSummary:
     """ 
         Attributes:
+            calibration (LabelSetCalibration):
             description (None | str):
             example_rule (None | str): How its labels' examples join their wording (null: the model's).
             example_weight (float | None):
@@ -40,6 +42,7 @@ class LabelSetSummary:
             thresholds (LabelSetSummaryThresholds):
      """
 
+    calibration: LabelSetCalibration
     description: None | str
     example_rule: None | str
     example_weight: float | None
@@ -60,7 +63,10 @@ class LabelSetSummary:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.label_set_calibration import LabelSetCalibration # noqa: PLC0415
         from ..models.label_set_summary_thresholds import LabelSetSummaryThresholds # noqa: PLC0415
+        calibration = self.calibration.to_dict()
+
         description: None | str
         description = self.description
 
@@ -101,6 +107,7 @@ class LabelSetSummary:
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
+            "calibration": calibration,
             "description": description,
             "example_rule": example_rule,
             "example_weight": example_weight,
@@ -122,8 +129,14 @@ class LabelSetSummary:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.label_set_calibration import LabelSetCalibration # noqa: PLC0415
         from ..models.label_set_summary_thresholds import LabelSetSummaryThresholds # noqa: PLC0415
         d = dict(src_dict)
+        calibration = LabelSetCalibration.from_dict(d.pop("calibration"))
+
+
+
+
         def _parse_description(data: object) -> None | str:
             if data is None:
                 return data
@@ -203,6 +216,7 @@ class LabelSetSummary:
 
 
         label_set_summary = cls(
+            calibration=calibration,
             description=description,
             example_rule=example_rule,
             example_weight=example_weight,

@@ -25,7 +25,8 @@ class ModelSummary:
         Attributes:
             default (bool): Whether requests naming no model (and no label set tuned on another) get it.
             example_rule (None | str): Embedding models: how label examples join the wording by default.
-            example_weight (float | None): Embedding models: the wording's share in a blend by default.
+            example_weight (float | None): Embedding models: the wording's share in a blend by default (for a label with 3
+                examples).
             kind (str): nli or embedding.
             languages (list[str]): ISO 639-1 codes the model covers; empty when not known.
             max_length (int): Tokens per sequence.

@@ -70,6 +70,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_404
 
+    if response.status_code == 408:
+        response_408 = OpenAIErrorBody.from_dict(response.json())
+
+
+
+        return response_408
+
     if response.status_code == 413:
         response_413 = OpenAIErrorBody.from_dict(response.json())
 

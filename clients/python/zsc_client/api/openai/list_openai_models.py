@@ -48,6 +48,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_401
 
+    if response.status_code == 408:
+        response_408 = OpenAIErrorBody.from_dict(response.json())
+
+
+
+        return response_408
+
     if response.status_code == 429:
         response_429 = OpenAIErrorBody.from_dict(response.json())
 

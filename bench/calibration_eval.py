@@ -1,0 +1,251 @@
+"""Label calibration through the service: accuracy with and without it, and what it costs at 32 clients.
+
+    .venv/bin/python -m bench.calibration_eval            # ~15 min on 2 cores -> results/calibration-<date>/
+    .venv/bin/python -m bench.calibration_eval --smoke    # 2 seeds, 5 s load steps (-smoke folder)
+
+Everything goes through a served default model (multilingual-e5-small), over HTTP, no in-process shortcut.
+The data and the splits are the study's (``bench/label_calibration.py``): THUCNews (2,000 headlines
+stratified, bare class names and the task template), CIC (all 2,000 utterances, 118 intents), the project's
+English rows (news and support, bare and with a template). Top-1 accuracy, labels never sent to the service:
+
+- **half**: a random stratified half is sent with ``calibration: "traffic"`` (the estimation part); the other
+  half is then answered in one call with ``"none"`` and in one call with ``"traffic"`` (a call is answered with
+  what the record knew when it came: the estimation part alone); per seed;
+- **skew**: the same, the estimation part a sample of that half where one class is 5 or 10 times as frequent
+  as each other class;
+- **job**: the measurement half as a job with ``calibration: "job"`` (its own texts are the sample: scored,
+  estimated, then answered) through the jobs API, against the same texts with ``"none"``;
+- **job-skew**: the job's texts themselves skewed (the hardest case: the frequent class is also most of what is
+  scored).
+
+The English sets are also run on a replica with ``ZSC_CALIBRATION_MIN_TEXTS=10`` (rows "min 10 texts"), to
+show what the correction does to them below the default minimum (one sentence is 0.033 of a news half).
+
+Between runs the record is dropped by the service itself: the replica keeps one traffic record
+(``ZSC_CALIBRATION_RECORDS=1``) and a call with other labels evicts it. Sets whose estimation part has fewer
+than ``ZSC_CALIBRATION_MIN_TEXTS`` (50) texts are answered uncalibrated, as the service would (the English
+halves: 30 and 16 texts).
+
+Cost: a replica with the default settings, ``/classify`` from 32 closed-loop clients with THUCNews' 10 labels,
+``calibration`` none and traffic alternated (three rounds each), every text distinct (no cache hit), the traffic
+record warmed first (it corrects every answer measured).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+
+from bench.label_calibration import LabelledSet, frequent_classes, halves, load_sets, skewed
+from harness import ROOT
+from harness.launchers import bento_serve
+from harness.net import free_port
+from harness.process import running
+from harness.progress import say
+from harness.report import table, write_results
+from harness.store import ensure_default
+from loadtest.loadgen import run_load
+from loadtest.workload import SHARED
+
+TEMPLATES = {"thucnews": "这是一条关于{}的新闻", "en-news": "This is a news article about {}.",
+             "en-support": "The customer writes about {}."}  # fmt: skip
+SMALL_MIN = 10  # ZSC_CALIBRATION_MIN_TEXTS of a second replica, for the English sets (30 and 16 texts a half)
+ACCURACY_ENV = {
+    "ZSC_MAX_LABELS": "128",
+    "ZSC_CALIBRATION_RECORDS": "1",  # a call with other labels drops the record: a fresh start per run
+    "ZSC_MAX_BATCH_ITEMS": "2048",  # a measurement half in one call
+    "ZSC_MAX_PAIRS_PER_REQUEST": "300000",
+    "ZSC_JOB_CHUNK_ITEMS": "128",
+}
+
+
+class Service:
+    def __init__(self, url: str, min_texts: int = 50) -> None:
+        self.url = url
+        self.min_texts = min_texts
+        self.client = httpx.Client(base_url=url, timeout=600)
+
+    def answer(self, texts: list[str], labels: list[str], mode: str, template: str | None) -> list[str]:
+        """The top label of each text, in one call."""
+        common = {"labels": labels, "calibration": mode, **({"hypothesis_template": template} if template else {})}
+        r = self.client.post("/classify_batch", json={"items": [{"text": t, **common} for t in texts]})
+        r.raise_for_status()
+        return [a["labels"][0] for a in r.json()["results"]]
+
+    def reset(self) -> None:
+        """Drop the replica's one traffic record (a call with other labels takes its place)."""
+        self.client.post("/classify", json={"text": "-", "labels": ["x", "y"], "calibration": "traffic"})
+
+    def job(self, texts: list[str], labels: list[str], template: str | None) -> tuple[list[str], bool]:
+        """(the top label of each text, whether they were calibrated) from a job calibrating on its own texts."""
+        body = {
+            "texts": texts,
+            "labels": labels,
+            "calibration": "job",
+            **({"hypothesis_template": template} if template else {}),
+        }
+        r = self.client.post("/jobs", json=body)
+        r.raise_for_status()
+        job_id = r.json()["id"]
+        while self.client.get(f"/jobs/{job_id}").json()["state"] not in ("done", "cancelled"):
+            time.sleep(0.2)
+        results = self.client.get(f"/jobs/{job_id}/results", params={"limit": 10000}).json()["results"]
+        return [a["labels"][0] for a in results], all(a["calibration"]["calibrated"] for a in results)
+
+
+def accuracy(predicted: list[str], data: LabelledSet, idx: np.ndarray) -> float:
+    return float(np.mean([p == data.classes[data.truth[i]] for p, i in zip(predicted, idx)]))
+
+
+def run_case(service: Service, data: LabelledSet, wording: str, seeds: int) -> dict:
+    """Every protocol on one set and wording; gains against no calibration on the same texts."""
+    template = TEMPLATES.get(data.name) if wording == "template" else None
+    labels, texts = data.classes, np.array(data.texts, dtype=object)
+    out: dict[str, list[float]] = {"half": [], "skew": [], "job": [], "job-skew": []}
+    base: list[float] = []
+    calibrated: dict[str, list[bool]] = {k: [] for k in out}
+    for seed in range(seeds):
+        rng = random.Random(seed)
+        est, meas = halves(data.truth, rng)
+        plain = accuracy(service.answer(list(texts[meas]), labels, "none", template), data, meas)
+        base.append(plain)
+        samples = [("half", est)]
+        for f in frequent_classes(est, data.truth, rng, 2):
+            samples += [("skew", skewed(est, data.truth, f, ratio, rng)) for ratio in (5, 10)]
+        for name, sample in samples:
+            service.reset()
+            service.answer(list(texts[sample]), labels, "traffic", template)  # the estimation part
+            out[name].append(
+                accuracy(service.answer(list(texts[meas]), labels, "traffic", template), data, meas) - plain
+            )
+            calibrated[name].append(len(sample) >= service.min_texts)
+        if seed < max(2, seeds // 2):
+            answers, ok = service.job(list(texts[meas]), labels, template)
+            out["job"].append(accuracy(answers, data, meas) - plain)
+            calibrated["job"].append(ok)
+            for f in frequent_classes(meas, data.truth, rng, 1):
+                for ratio in (5, 10):
+                    sample = skewed(meas, data.truth, f, ratio, rng)
+                    none = accuracy(service.answer(list(texts[sample]), labels, "none", template), data, sample)
+                    answers, ok = service.job(list(texts[sample]), labels, template)
+                    out["job-skew"].append(accuracy(answers, data, sample) - none)
+                    calibrated["job-skew"].append(ok)
+    summary = {k: {"mean": float(np.mean(v)), "min": float(np.min(v)), "n": len(v), "calibrated": all(calibrated[k])}
+               for k, v in out.items() if v}  # fmt: skip
+    say(f"  {data.name} {wording}: without {np.mean(base):.3f}; "
+        + ", ".join(f"{k} {s['mean']:+.3f} (min {s['min']:+.3f})" for k, s in summary.items()))  # fmt: skip
+    return {"set": data.name, "wording": wording, "texts": len(data.texts), "labels": len(labels),
+            "without": float(np.mean(base)), "gains": summary}  # fmt: skip
+
+
+def cost(out: Path, clients: int, step_s: float, seed: int, rounds: int = 3) -> list[dict]:
+    classes = (SHARED / "thucnews_classes.txt").read_text(encoding="utf-8").split()
+    texts = [line.split("\t")[0] for line in (SHARED / "thucnews_test.tsv").read_text(encoding="utf-8").splitlines()]
+    rng = random.Random(seed)
+    rows = []
+    with running(bento_serve("cost", free_port(), out / "logs" / "cost", {}), ready_timeout=600) as server:
+        warm = [
+            {"text": f"{t} (warm {i})", "labels": classes, "calibration": "traffic"} for i, t in enumerate(texts[:64])
+        ]
+        httpx.post(f"{server.url}/classify_batch", json={"items": warm}, timeout=300).raise_for_status()
+        for round_ in range(1, rounds + 1):
+            for mode in ("none", "traffic"):
+                bodies = [{"text": f"{rng.choice(texts)} ({seed}-{round_}-{mode}-{i})", "labels": classes,
+                           "calibration": mode} for i in range(20_000)]  # fmt: skip
+                r = run_load(f"{server.url}/classify", bodies, clients, step_s)
+                rows.append({"mode": mode, "round": round_, "requests_per_s": r.requests_per_s, "p50_ms": r.p50_ms,
+                             "p95_ms": r.p95_ms, "failures": r.failures})  # fmt: skip
+                say(f"  {mode}: {r.requests_per_s:.1f} req/s, p95 {r.p95_ms:.0f} ms, failures {r.failures}")
+    return rows
+
+
+def _gain(gains: dict, protocol: str) -> str:
+    g = gains.get(protocol)
+    if g is None:
+        return "-"
+    return f"{g['mean']:+.3f} / {g['min']:+.3f} ({g['n']})" + ("" if g["calibrated"] else " uncal.")
+
+
+def report(results: dict) -> str:
+    lines = ["## Top-1 accuracy with calibration, through the service (multilingual-e5-small)", "",
+             "Gain against no calibration on the same texts, mean / worst over the runs (n); "
+             "`uncal.`: the sample had fewer than 50 texts, answered uncalibrated (gain 0 by design).", ""]  # fmt: skip
+    rows = [
+        [r["set"], r["wording"], str(r["texts"]), str(r["labels"]), f"{r['without']:.3f}",
+         *(_gain(r["gains"], k) for k in ("half", "skew", "job", "job-skew"))]
+        for r in results["accuracy"]
+    ]  # fmt: skip
+    lines += table(["set", "wording", "texts", "labels", "without", "half", "skew", "job", "job-skew"], rows)
+    c = results["cost"]
+    rps = {m: float(np.mean([r["requests_per_s"] for r in c if r["mode"] == m])) for m in ("none", "traffic")}
+    rounds = max(r["round"] for r in c)
+    title = f"## Cost: /classify, {results['clients']} clients, {results['step_s']:g} s per round, {rounds} rounds each"
+    lines += ["", title,
+              "", *table(["calibration", "req/s (mean)", "p95 ms (worst round)", "failures"],
+                         [[m, f"{rps[m]:.1f}", f"{max(r['p95_ms'] for r in c if r['mode'] == m):.0f}",
+                           str(sum(r["failures"] for r in c if r["mode"] == m))] for m in rps]),
+              "", f"Ratio traffic / none: **{rps['traffic'] / rps['none']:.3f}**"]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--smoke", action="store_true", help="2 seeds, 5 s load steps")
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--step-s", type=float, default=20)
+    parser.add_argument("--rounds", type=int, default=3, help="cost: rounds of none then traffic")
+    parser.add_argument("--seed", type=int, default=int(time.time()), help="varies the load's texts")
+    parser.add_argument("--no-cost", action="store_true")
+    parser.add_argument("--cost-only", action="store_true", help="measure the cost again into an earlier run's folder")
+    parser.add_argument("--out", type=Path, help="result folder (default results/calibration-<date>)")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.seeds, args.step_s = 2, 5
+    out = args.out or ROOT / "results" / f"calibration-{time.strftime('%Y%m%d')}{'-smoke' if args.smoke else ''}"
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    ensure_default(dict(os.environ))
+    if args.cost_only:
+        results = json.loads((out / "calibration.json").read_text())
+        results.update(
+            clients=args.clients, step_s=args.step_s, cost=cost(out, args.clients, args.step_s, args.seed, args.rounds)
+        )
+        say(f"wrote {write_results(out, 'calibration', results, report, lambda results, path: None)}")
+        print(report(results))
+        return 0
+    sets = load_sets(SHARED, thucnews_per_class=200)
+    results: dict = {"accuracy": [], "clients": args.clients, "step_s": args.step_s, "seeds": args.seeds}
+    with running(bento_serve("accuracy", free_port(), out / "logs" / "accuracy", ACCURACY_ENV), ready_timeout=600) as s:
+        service = Service(s.url)
+        for data in sets:
+            for wording in ("bare", "template") if data.name in TEMPLATES else ("bare",):
+                results["accuracy"].append(run_case(service, data, wording, args.seeds))
+    # the English halves are under the default minimum (50 texts): what the correction would do with 10
+    small = {**ACCURACY_ENV, "ZSC_CALIBRATION_MIN_TEXTS": str(SMALL_MIN)}
+    with running(bento_serve("small", free_port(), out / "logs" / "small", small), ready_timeout=600) as s:
+        service = Service(s.url, SMALL_MIN)
+        for data in (d for d in sets if d.lang == "en"):
+            for wording in ("bare", "template"):
+                row = run_case(service, data, wording, args.seeds)
+                results["accuracy"].append({**row, "wording": f"{wording}, min {SMALL_MIN} texts"})
+    results["cost"] = [] if args.no_cost else cost(out, args.clients, args.step_s, args.seed, args.rounds)
+    results["minutes"] = round((time.monotonic() - started) / 60, 1)
+    if not results["cost"]:
+        results["cost"] = [{"mode": m, "round": 0, "requests_per_s": float("nan"), "p50_ms": 0, "p95_ms": 0,
+                            "failures": 0} for m in ("none", "traffic")]  # fmt: skip
+    path = write_results(out, "calibration", results, report, lambda results, path: None)
+    say(f"wrote {path}")
+    print(report(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

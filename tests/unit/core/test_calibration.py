@@ -1,0 +1,365 @@
+"""Label calibration (service/core/calibration.py): the statistics add and decay, the estimator resists skew,
+the correction keeps thresholds' meaning, and everything survives JSON, YAML and a Redis hash."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import yaml
+
+from service.core import calibration as cal
+from service.core.model_spec import ModelSpec
+from service.core.scoring import embedding_finish, nli_finish
+from service.core.task import Task, label_side, score_texts
+
+LABELS = ("billing", "shipping", "refund", "praise", "account", "other")
+NO_DECAY = cal.CalibrationConfig(half_life=math.inf, min_texts=0.0)
+PLAIN = cal.CalibrationConfig(half_life=math.inf, min_texts=0.0, cap=math.inf)  # the plain mean
+
+
+def synthetic(rng, n, bias, lift=2.0, noise=1.0, frequent=None, ratio=1.0):
+    """Evidence with a known bias per label: x[t, i] = bias[i] + lift * [t is of class i] + a per-text level
+    + noise. ``frequent`` is ``ratio`` times as likely as each other class."""
+    k = len(bias)
+    p = np.ones(k)
+    if frequent is not None:
+        p[frequent] = ratio
+    truth = rng.choice(k, n, p=p / p.sum())
+    x = np.asarray(bias)[None, :] + rng.normal(0, noise, (n, k)) + rng.normal(0, 3, (n, 1))
+    x[np.arange(n), truth] += lift
+    return x, truth
+
+
+def assert_stats_close(a: cal.LabelStats, b: cal.LabelStats, rtol=1e-9) -> None:
+    assert a.labels == b.labels
+    for name in ("texts", "total", "weight", "sums", "squares", "wins"):
+        np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=rtol, atol=1e-9, err_msg=name)
+
+
+# -- additive and decayed -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("half_life", [math.inf, 50.0])
+def test_chunks_merged_equal_one_pass_whatever_the_grouping(half_life):
+    rng = np.random.default_rng(1)
+    x, _ = synthetic(rng, 90, np.linspace(-1, 1, len(LABELS)))
+    config = cal.CalibrationConfig(half_life=half_life, min_texts=10.0)
+    whole = cal.observe(cal.LabelStats.empty(LABELS), x, config)
+    merged = cal.LabelStats.empty(LABELS)
+    for part in np.split(x, [7, 30, 31, 64]):  # uneven chunks, one of a single text
+        merged = cal.merge(merged, cal.observe(merged, part, config), half_life)
+    assert_stats_close(merged, whole)
+    assert merged.texts == 90
+
+
+def test_merge_is_associative_so_replicas_fold_in_any_order():
+    rng = np.random.default_rng(2)
+    empty = cal.LabelStats.empty(LABELS)
+    a, b, c = (cal.observe(empty, synthetic(rng, n, np.zeros(len(LABELS)))[0], NO_DECAY) for n in (5, 11, 3))
+    for h in (math.inf, 20.0):
+        assert_stats_close(cal.merge(cal.merge(a, b, h), c, h), cal.merge(a, cal.merge(b, c, h), h))
+
+
+def test_without_decay_and_skew_guard_the_statistics_are_plain_sums():
+    rng = np.random.default_rng(3)
+    x, _ = synthetic(rng, 40, np.zeros(len(LABELS)))
+    config = cal.CalibrationConfig(half_life=math.inf, min_texts=0.0, cap=math.inf)
+    stats = cal.observe(cal.LabelStats.empty(LABELS), x, config)
+    centred = x - x.mean(axis=1, keepdims=True)
+    np.testing.assert_allclose(stats.sums, centred.sum(0))
+    np.testing.assert_allclose(stats.squares, (centred**2).sum(0))
+    assert stats.total == stats.weight == stats.texts == 40
+    assert stats.wins.sum() == 40
+
+
+def test_old_texts_fade_by_half_every_half_life():
+    config = cal.CalibrationConfig(half_life=10.0, min_texts=0.0, cap=math.inf)
+    first = cal.observe(cal.LabelStats.empty(("a", "b")), np.array([[4.0, 0.0]]), config)
+    later = cal.merge(first, cal.observe(first, np.zeros((10, 2)), config), config.half_life)
+    np.testing.assert_allclose(later.sums, [1.0, -1.0])  # the first text's +2 / -2, halved
+    assert later.texts == 11
+    assert later.total == pytest.approx(sum(0.5 ** (j / 10) for j in range(11)))
+    np.testing.assert_allclose(cal.decayed(first, 20, 10.0).sums, first.sums / 4)
+
+
+def test_decay_follows_a_drift():
+    """Label 'a' is biased up in old traffic, 'b' in new: after a few half-lives the offsets follow."""
+    rng = np.random.default_rng(4)
+    config = cal.CalibrationConfig(half_life=100.0, min_texts=10.0, cap=math.inf)
+    stats = cal.LabelStats.empty(("a", "b", "c"))
+    for bias in ([2.0, 0.0, 0.0], [0.0, 2.0, 0.0]):
+        for _ in range(40):
+            x, _ = synthetic(rng, 16, bias)
+            stats = cal.merge(stats, cal.observe(stats, x, config), config.half_life)
+    off = cal.offsets(stats, config)
+    assert off[1] > off[0] + 1.0
+    frozen = cal.LabelStats.empty(("a", "b", "c"))  # never forgetting: both biases averaged
+    rng = np.random.default_rng(4)
+    for bias in ([2.0, 0.0, 0.0], [0.0, 2.0, 0.0]):
+        for _ in range(40):
+            x, _ = synthetic(rng, 16, bias)
+            frozen = cal.merge(frozen, cal.observe(frozen, x, PLAIN), math.inf)
+    still = cal.offsets(frozen, PLAIN)
+    assert abs(still[1] - still[0]) < 0.3
+
+
+# -- the estimator -------------------------------------------------------------------------------------------
+def test_a_balanced_sample_recovers_the_bias():
+    """The plain mean recovers the (centred) bias; the skew guard costs a little on the labels the bias
+    makes win most (their texts are capped too), never the order."""
+    rng = np.random.default_rng(5)
+    bias = np.array([1.0, -0.5, 0.0, 0.8, -1.0, -0.3])
+    x, _ = synthetic(rng, 3000, bias)
+    plain = cal.offsets(cal.fit(x, LABELS, PLAIN), PLAIN)
+    np.testing.assert_allclose(plain, bias - bias.mean(), atol=0.12)
+    off = cal.offsets(cal.fit(x, LABELS, NO_DECAY), NO_DECAY)
+    np.testing.assert_allclose(off, bias - bias.mean(), atol=0.25)
+    np.testing.assert_array_equal(np.argsort(off), np.argsort(bias))
+    assert off.sum() == pytest.approx(0.0, abs=1e-9)
+
+
+def test_a_common_label_is_not_learned_as_a_biased_one():
+    """One class 10x as frequent as each other and no bias at all: the plain mean penalises the common
+    label (it learns 'common' as 'biased'), the capped estimator hardly does, and with it accuracy on a
+    balanced sample does not drop."""
+    rng = np.random.default_rng(6)
+    bias = np.zeros(len(LABELS))
+    skewed, _ = synthetic(rng, 4000, bias, frequent=0, ratio=10.0)
+    plain = cal.offsets(cal.fit(skewed, LABELS, PLAIN), PLAIN)
+    capped = cal.offsets(cal.fit(skewed, LABELS, NO_DECAY), NO_DECAY)
+    assert plain[0] > 0.7  # 2/3 of the texts lift label 0 by 2
+    assert capped[0] < 0.5 * plain[0]
+    test, truth = synthetic(np.random.default_rng(7), 4000, bias)
+    assert np.mean((test - capped).argmax(1) == truth) >= np.mean(test.argmax(1) == truth) - 0.01
+    assert np.mean((test - plain).argmax(1) == truth) < np.mean(test.argmax(1) == truth) - 0.02
+
+
+def test_the_streaming_path_resists_skew_like_the_batch_fit():
+    rng = np.random.default_rng(8)
+    bias = np.array([0.0, 0.6, -0.6, 0.0, 0.3, -0.3])
+    x, _ = synthetic(rng, 3000, bias, frequent=0, ratio=10.0)
+    config = cal.CalibrationConfig(half_life=math.inf, min_texts=20.0)
+    stats = cal.LabelStats.empty(LABELS)
+    for start in range(0, len(x), 16):
+        stats = cal.merge(stats, cal.observe(stats, x[start : start + 16], config), math.inf)
+    np.testing.assert_allclose(cal.offsets(stats, config), cal.offsets(cal.fit(x, LABELS, config), config), atol=0.15)
+
+
+def test_a_bias_stronger_than_the_classes_is_corrected_and_helps():
+    rng = np.random.default_rng(9)
+    bias = np.array([2.5, 0.0, 0.0, 0.0, 0.0, 0.0])  # label 0 wins most texts of every class
+    x, truth = synthetic(rng, 2000, bias)
+    off = cal.offsets(cal.fit(x[:1000], LABELS, NO_DECAY), NO_DECAY)
+    assert np.mean((x[1000:] - off).argmax(1) == truth[1000:]) > np.mean(x[1000:].argmax(1) == truth[1000:]) + 0.2
+
+
+def test_no_correction_below_the_minimum_and_noise_is_shrunk():
+    rng = np.random.default_rng(10)
+    config = cal.CalibrationConfig(half_life=math.inf, min_texts=50.0)
+    x, _ = synthetic(rng, 49, np.zeros(len(LABELS)))
+    stats = cal.observe(cal.LabelStats.empty(LABELS), x, config)
+    assert cal.offsets(stats, config) is None  # uncalibrated
+    more = cal.merge(stats, cal.observe(stats, x[:1], config), math.inf)
+    assert cal.offsets(more, config) is not None
+    # no bias, few texts: what the plain mean would correct is noise, and shrinkage removes most of it
+    raw, shrunk = [], []
+    for _ in range(200):
+        x, _ = synthetic(rng, 30, np.zeros(len(LABELS)), lift=0.0)
+        raw.append(cal.offsets(cal.fit(x, LABELS, NO_DECAY), replace_shrink(NO_DECAY, False)))
+        shrunk.append(cal.offsets(cal.fit(x, LABELS, NO_DECAY), NO_DECAY))
+    assert np.mean(np.square(shrunk)) < 0.5 * np.mean(np.square(raw))
+    # a clear bias and many texts: shrinkage hardly moves it
+    bias = np.array([1.0, -1.0, 0.5, -0.5, 0.0, 0.0])
+    x, _ = synthetic(rng, 3000, bias)
+    big = cal.fit(x, LABELS, NO_DECAY)
+    np.testing.assert_allclose(cal.offsets(big, NO_DECAY), cal.offsets(big, replace_shrink(NO_DECAY, False)), atol=0.02)
+
+
+def replace_shrink(config: cal.CalibrationConfig, shrink: bool) -> cal.CalibrationConfig:
+    return cal.CalibrationConfig(config.half_life, config.min_texts, config.cap, shrink, config.cap_floor)
+
+
+def test_nli_entailment_logits_calibrate_the_same_way():
+    """NLI evidence (entailment logits single-label, entailment - contradiction multi-label): a hypothesis
+    that entails everything a little is found and corrected in either space."""
+    rng = np.random.default_rng(11)
+    bias = np.array([1.5, 0.0, -0.5, 0.0])
+    entail, truth = synthetic(rng, 2000, bias, lift=3.0)
+    contra = -entail + rng.normal(0, 0.5, entail.shape)
+    for evidence in (entail, entail - contra):
+        off = cal.offsets(cal.fit(evidence, ("a", "b", "c", "d"), NO_DECAY), NO_DECAY)
+        assert np.argmax(off) == 0 and np.argmin(off) == 2
+
+
+# -- the correction and thresholds -----------------------------------------------------------------------------
+def test_without_offsets_the_scores_are_the_services():
+    rng = np.random.default_rng(12)
+    cos = rng.uniform(0.7, 0.9, len(LABELS))
+    np.testing.assert_allclose(cal.single_label_scores(125 * cos, None), embedding_finish(cos, 125, 0.83, False))
+    np.testing.assert_allclose(cal.multi_label_scores(125 * (cos - 0.83), None), embedding_finish(cos, 125, 0.83, True))
+    logits = rng.normal(size=len(LABELS))
+    np.testing.assert_allclose(cal.single_label_scores(logits, None), nli_finish(logits, False))
+    np.testing.assert_allclose(cal.multi_label_scores(logits, None), nli_finish(logits, True))
+
+
+def test_thresholds_keep_their_meaning():
+    """Centred offsets move labels against each other, never the set's level: single-label scores still
+    sum to 1; the mean multi-label logit is the model's, so a threshold lets as many labels through on
+    average; and one shared record serves both modes of an embedding model (their evidence differs by
+    the constant scale * bias)."""
+    rng = np.random.default_rng(13)
+    bias = np.array([0.8, -0.4, 0.0, 0.3, -0.5, -0.2])
+    cos = 0.83 + (synthetic(rng, 500, bias)[0] - 0.0) / 125
+    scale, b = 125.0, 0.83
+    single = scale * cos
+    off = cal.offsets(cal.fit(single, LABELS, NO_DECAY), NO_DECAY)
+    off_multi = cal.offsets(cal.fit(scale * (cos - b), LABELS, NO_DECAY), NO_DECAY)
+    np.testing.assert_allclose(off, off_multi, atol=1e-9)
+    np.testing.assert_allclose(cal.single_label_scores(single, off).sum(1), 1.0)
+    multi = scale * (cos - b)
+    np.testing.assert_allclose(cal.corrected(multi, off).mean(1), multi.mean(1))
+    above_raw = (cal.multi_label_scores(multi, None) >= 0.5).sum()
+    above_cal = (cal.multi_label_scores(multi, off) >= 0.5).sum()
+    assert abs(above_cal - above_raw) < 0.05 * multi.size
+    # what moved: the biased label passes less often, the one biased down more often
+    assert (cal.multi_label_scores(multi, off) >= 0.5)[:, 0].sum() < (multi >= 0)[:, 0].sum()
+    assert (cal.multi_label_scores(multi, off) >= 0.5)[:, 4].sum() > (multi >= 0)[:, 4].sum()
+
+
+# -- serialisation -------------------------------------------------------------------------------------------
+def some_stats(seed=14, labels=LABELS) -> cal.LabelStats:
+    rng = np.random.default_rng(seed)
+    config = cal.CalibrationConfig(half_life=200.0, min_texts=0.0)
+    return cal.observe(cal.LabelStats.empty(labels), synthetic(rng, 60, np.linspace(-1, 1, len(labels)))[0], config)
+
+
+def test_a_plain_dict_round_trips_through_json_and_yaml():
+    stats = some_stats(labels=("账单", "物流: 快递", "a|b", *LABELS[3:]))
+    data = cal.to_dict(stats)
+    assert_stats_close(cal.from_dict(json.loads(json.dumps(data))), stats, rtol=0)
+    assert_stats_close(cal.from_dict(yaml.safe_load(yaml.safe_dump(data, allow_unicode=True))), stats, rtol=0)
+
+
+def test_hash_fields_round_trip_and_a_new_label_starts_at_zero():
+    stats = some_stats(labels=("账单", "a|b", "x"))
+    fields = {k.encode(): repr(v).encode() for k, v in cal.to_fields(stats).items()}  # as redis-py returns them
+    assert_stats_close(cal.from_fields(stats.labels, fields), stats, rtol=0)
+    assert_stats_close(cal.read_fields(stats.labels, fields, math.inf), stats, rtol=0)
+    grown = cal.from_fields((*stats.labels, "new"), fields)
+    assert grown.sums[-1] == grown.squares[-1] == grown.wins[-1] == 0.0
+
+
+class FakeHash(dict):
+    """A Redis hash's HINCRBYFLOAT, nothing else: what replicas do to a shared record."""
+
+    def hincrbyfloat(self, name: str, amount: float) -> float:
+        self[name] = self.get(name, 0.0) + amount
+        return self[name]
+
+
+@pytest.mark.parametrize("half_life", [math.inf, 40.0])
+def test_replicas_share_a_record_with_increments_only(half_life):
+    """Two replicas flush deltas into one hash with HINCRBYFLOAT and never read it first: the reader's
+    decayed statistics are the merge of the deltas in flush order."""
+    rng = np.random.default_rng(15)
+    config = cal.CalibrationConfig(half_life=half_life, min_texts=0.0)
+    record = FakeHash()
+    expected = cal.LabelStats.empty(LABELS)
+    for _ in range(12):  # replicas take turns; each computes its delta against its own (stale) view
+        view = cal.read_fields(LABELS, record, half_life)
+        delta = cal.observe(view, synthetic(rng, int(rng.integers(1, 20)), np.zeros(len(LABELS)))[0], config)
+        position = record.hincrbyfloat("texts", delta.texts)
+        for name, amount in cal.increment_fields(delta, position, float(record.get("origin", 0.0)), half_life).items():
+            record.hincrbyfloat(name, amount)
+        expected = cal.merge(expected, delta, half_life)
+    assert_stats_close(cal.read_fields(LABELS, record, half_life), expected, rtol=1e-9)
+    rebased = cal.rebase_fields(LABELS, record, half_life)
+    assert rebased["origin"] == record["texts"]
+    assert_stats_close(cal.read_fields(LABELS, rebased, half_life), expected, rtol=1e-9)
+
+
+def test_a_long_lived_record_asks_for_a_rebase_before_floats_overflow():
+    fields = {"texts": 1e6, "origin": 0.0}
+    assert cal.needs_rebase(fields, 1000.0)
+    assert not cal.needs_rebase(fields, math.inf)
+    assert 2.0**cal.REBASE_AFTER_HALF_LIVES * 1e6 < 1e200  # a field's growth before the rebase, with room
+
+
+# -- errors --------------------------------------------------------------------------------------------------
+def test_mismatched_labels_and_shapes_are_refused():
+    stats = some_stats()
+    with pytest.raises(ValueError, match="different label sets"):
+        cal.merge(stats, some_stats(labels=LABELS[::-1]), 10.0)
+    with pytest.raises(ValueError, match="labels"):
+        cal.observe(stats, np.zeros((3, 2)), NO_DECAY)
+    with pytest.raises(ValueError, match="unique"):
+        cal.LabelStats.empty(("a", "a"))
+    with pytest.raises(ValueError, match="half_life"):
+        cal.CalibrationConfig(half_life=0)
+    assert cal.offsets(cal.fit(np.zeros((5, 1)), ("only",), NO_DECAY), NO_DECAY) is None  # one label: nothing to centre
+
+
+# -- label examples as a calibration sample; the adaptive blend -------------------------------------------------
+def test_leave_own_out_offsets_by_hand():
+    values = np.array([[3.0, 1.0, 2.0], [1.0, 3.0, 2.0], [0.0, 0.0, 3.0], [2.0, 0.0, 1.0]])
+    owner = [0, 1, 2, 2]
+    centred = values - values.mean(1, keepdims=True)
+    mean = np.array([centred[[1, 2, 3], 0].mean(), centred[[0, 2, 3], 1].mean(), centred[[0, 1], 2].mean()])
+    np.testing.assert_allclose(cal.leave_own_out_offsets(values, owner, shrink=False), mean - mean.mean())
+    # a label no other example speaks for (here the only label with examples... of a two-label set)
+    alone = cal.leave_own_out_offsets(np.array([[1.0, 0.0], [2.0, 0.0]]), [0, 0], shrink=False)
+    assert alone[0] == 0.0 and alone.sum() == pytest.approx(0.0)
+
+
+def test_blend_shares_keep_the_weight_at_three_examples_and_its_ends():
+    shares = cal.blend_shares(0.2, [1, 2, 3, 7, 20])
+    assert shares[2] == pytest.approx(0.2)
+    assert np.all(np.diff(shares) < 0)  # more examples, less wording
+    assert shares[0] == pytest.approx(0.75 / 1.75)
+    np.testing.assert_array_equal(cal.blend_shares(0.0, [1, 5]), [0.0, 0.0])
+    np.testing.assert_array_equal(cal.blend_shares(1.0, [1, 5]), [1.0, 1.0])
+
+
+EMB = ModelSpec(kind="embedding", default_template="{}", max_length=32, source="test", revision="r",
+                logit_scale=20.0, multi_label_bias=0.3, example_shift=0.05)  # fmt: skip
+
+
+def unit_rows(rng, n, dim=16):
+    v = rng.normal(size=(n, dim))
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("multi_label", [False, True])
+def test_the_adaptive_blend_is_the_maths_by_hand(multi_label):
+    """Task.example_adaptive: the wording's cosines minus their offsets from the other labels' examples,
+    each example-bearing label blended with its own share n0 / (n0 + k), none where it has 5+ examples and its
+    (centred) wording is not the closest to their prototype (the examples alone)."""
+    rng = np.random.default_rng(16)
+    counts = (2, 0, 5, 6)
+    examples = tuple(tuple(f"e{i}.{j}" for j in range(n)) for i, n in enumerate(counts))
+    task = Task(("t",), tuple((f"l{i}",) for i in range(4)), multi_label, examples=examples, example_rule="blend",
+                example_weight=0.3, example_adaptive=True)  # fmt: skip
+    rows = unit_rows(rng, 1 + 4 + sum(counts))
+    text, wording, ex = rows[0], rows[1:5], rows[5:]
+    groups = np.split(ex, np.cumsum(counts)[:-1])
+    owner = np.repeat(np.arange(4), counts)
+    alpha = cal.leave_own_out_offsets(ex @ wording.T, owner)
+    cos = wording @ text - alpha
+    have = [0, 2, 3]
+    sim = np.array([text @ (g.mean(0) / np.linalg.norm(g.mean(0))) for g in (groups[i] for i in have)])
+    shift = np.mean(sim - cos[have])
+    protos = np.stack([g.mean(0) / np.linalg.norm(g.mean(0)) for g in (groups[i] for i in have)])
+    closeness = protos @ wording.T - alpha
+    agrees = np.array([float(counts[i] < 5 or closeness[j].argmax() == i) for j, i in enumerate(have)])
+    w = cal.blend_shares(0.3, [counts[i] for i in have]) * agrees
+    cos[have] = (1 - w) * (sim - shift) + w * cos[have]
+    want = embedding_finish(cos, 20.0, 0.3, multi_label)
+    side = label_side(task, rows[1:])
+    assert 0 < side.agrees.sum() < len(have)  # this draw has a wording that points elsewhere: both cases run
+    got = score_texts(EMB, task, rows[:1], side)
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    # off by default: the rule the service has always applied
+    plain = Task(task.texts, task.hypotheses, multi_label, examples=examples, example_rule="blend",
+                 example_weight=0.3)  # fmt: skip
+    assert label_side(plain, rows[1:]).wording_offsets is None
