@@ -59,7 +59,8 @@ from service.core.decisions import (
     predicate_probability,
     score_answer,
 )
-from service.errors import InvalidRequest, ModelNotFound
+from service.core.model_spec import ModelSpec
+from service.errors import InvalidRequest, ModelNotFound, UnprocessableRequest
 from service.pipeline.registry import ModelRegistry, ServedModel
 
 log = logging.getLogger("zsc.decisions")
@@ -135,13 +136,27 @@ class Decisions:
         if not asked.requests:  # every question refused: nothing to read
             refused = answers_of(request, asked, [], served)
             return Decision(answers=refused, model=served.tag, usage=Usage.of(0, 0, 0)), "miss"
-        answered = await self.models.classify(asked.requests, usage=True)
+        try:
+            answered = await self.models.classify(asked.requests, usage=True)
+        except UnprocessableRequest:  # the input's windows, known only once tokenized, break a limit
+            raise InvalidRequest(_too_long(spec, self.limits), param="input") from None
         results = [r for r in answered.results if isinstance(r, ClassifyResponse)]
         sharpen = choice_sharpening_for(spec, self.calibrations)
         answers = answers_of(request, asked, results, served, calibration, sharpen)
         tokens = answered.usage
         read, cached = (tokens.read, tokens.cached) if tokens is not None else (0, 0)
         return Decision(answers=answers, model=served.tag, usage=Usage.of(read, cached, read - cached)), answered.cache
+
+
+def _too_long(spec: ModelSpec, limits: DecisionLimits) -> str:
+    """The 400 for an input that needs more windows (or, windowed, more pairs) than the replica reads: in
+    the API's words (``/classify``'s message names its own fields, ``truncation`` and batch items)."""
+    return (
+        f"input is too long for this request: the model reads it in windows of {spec.max_length} tokens, and "
+        f"the windows, each read with every option of every question, come to more than this service takes "
+        f"(ZSC_MAX_WINDOWS windows, {limits.max_pairs} (input, phrasing) pairs: ZSC_MAX_PAIRS_PER_REQUEST): send "
+        "a shorter input, or fewer questions, choices or levels"
+    )
 
 
 def ask(request: DecisionCreateRequest, model: str, kind: str, cohort: Sequence[str] = ()) -> Asked:

@@ -159,6 +159,7 @@ def test_models_are_listed_and_retrieved_as_openai_lists_them(client):
             "reads text only",
         ),  # fmt: skip
         ({"input": [{"type": "function_call_output", "call_id": "c1", "output": "done"}]}, "input", "no earlier call"),
+        ({"input": "数，" * 4950}, "input", "input is too long"),  # 9,900 characters, as many tokens: 20 windows
         (
             {
                 "questions": [
@@ -175,7 +176,17 @@ def test_models_are_listed_and_retrieved_as_openai_lists_them(client):
         ),  # fmt: skip
         ({"stream": True}, "stream", "Extra inputs are not permitted"),
     ],
-    ids=["unknown model", "no questions", "one choice", "twice", "image", "orphan output", "pairs", "unknown field"],
+    ids=[
+        "unknown model",
+        "no questions",
+        "one choice",
+        "twice",
+        "image",
+        "orphan output",
+        "long input",
+        "pairs",
+        "unknown field",
+    ],
 )
 def test_each_mistake_is_the_sdks_exception_with_the_field_named(client, change, param, says):
     body = {"model": ALIAS, "input": TEXT, "questions": QUESTIONS[:1], **change}
