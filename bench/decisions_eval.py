@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import os
 import random
 import time
@@ -41,7 +42,12 @@ from harness.store import ensure_default
 from loadtest.loadgen import run_load
 
 MODEL = "multilingual-e5-small"
-ENV = {"ZSC_MAX_LABELS": "128"}  # CIC: 118 intents in one /classify request
+ENV = {
+    "ZSC_MAX_LABELS": "128",  # CIC: 118 intents in one /classify request
+    # a fixed in-flight bound, as bench.ab measures: the learned limit holds latency to its target by refusing
+    # closed-loop clients (429s), and the two routes would be compared on how fast they are refused
+    "ZSC_TARGET_LATENCY_MS": "-1",
+}
 BATCH = 32  # /classify_batch items per call
 
 
@@ -104,9 +110,10 @@ def throughput(url: str, data: LabelledSet, clients: int, step_s: float, rounds:
                 target = f"{url}/v1/decisions"
                 bodies = [{"model": MODEL, "input": t, "questions": [q]} for t in texts]
             r = run_load(target, bodies, clients, step_s)
-            rows.append({"route": route, "round": round_, "requests_per_s": r.requests_per_s, "p50_ms": r.p50_ms,
-                         "p95_ms": r.p95_ms, "failures": r.failures})  # fmt: skip
-            say(f"  {route}: {r.requests_per_s:.1f} req/s, p95 {r.p95_ms:.0f} ms, failures {r.failures}")
+            answered = (r.requests - r.failures) / r.duration_s  # 200s only
+            rows.append({"route": route, "round": round_, "requests_per_s": answered, "p50_ms": r.p50_ms,
+                         "p95_ms": r.p95_ms, "failures": r.failures, "statuses": r.statuses})  # fmt: skip
+            say(f"  {route}: {answered:.1f} answered/s, p95 {r.p95_ms:.0f} ms, statuses {r.statuses}")
     return rows
 
 
@@ -121,7 +128,7 @@ def report(results: dict) -> str:
     rps = {k: float(np.mean([r["requests_per_s"] for r in t if r["route"] == k])) for k in ("classify", "decisions")}
     lines += ["", f"## Requests/s: {results['clients']} clients, {results['step_s']:g} s per round, alternated", ""]
     lines += table(
-        ["route", "req/s per round", "mean", "p95 ms (worst round)", "failures"],
+        ["route", "answered/s per round", "mean", "p95 ms (worst round)", "failures"],
         [[k, ", ".join(f"{r['requests_per_s']:.1f}" for r in t if r["route"] == k), f"{rps[k]:.1f}",
           f"{max(r['p95_ms'] for r in t if r['route'] == k):.0f}",
           str(sum(r["failures"] for r in t if r["route"] == k))] for k in rps],
@@ -138,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=int(time.time()), help="varies the load's texts")
     parser.add_argument("--no-accuracy", action="store_true")
+    parser.add_argument("--throughput-only", action="store_true", help="measure requests/s again into an earlier run")
     parser.add_argument("--out", type=Path, help="result folder (default results/decisions-eval-<date>)")
     args = parser.parse_args(argv)
     suffix = "-smoke" if args.smoke else ""
@@ -150,8 +158,11 @@ def main(argv: list[str] | None = None) -> int:
         args.step_s, args.rounds = 5, 1
         sets = [LabelledSet(**{**d.__dict__, "texts": d.texts[:30], "labels": d.labels[:30]}) for d in sets]
     results: dict = {"clients": args.clients, "step_s": args.step_s, "seed": args.seed}
+    if args.throughput_only:
+        results["accuracy"] = json.loads((out / "decisions.json").read_text())["accuracy"]
     with running(bento_serve("decisions", free_port(), out / "logs", ENV), ready_timeout=600) as server:
-        results["accuracy"] = [] if args.no_accuracy else accuracy(server.url, sets)
+        if not args.throughput_only:
+            results["accuracy"] = [] if args.no_accuracy else accuracy(server.url, sets)
         thucnews = next(d for d in sets if d.name == "thucnews")
         results["throughput"] = throughput(server.url, thucnews, args.clients, args.step_s, args.rounds, args.seed)
     results["minutes"] = round((time.monotonic() - started) / 60, 1)
