@@ -46,8 +46,8 @@ def prepare_with_faults(self, sequences):
     return _prepare(self, sequences)
 
 
-async def spied_classify(self, requests, job=False, usage=False):
-    answers = await _classify(self, requests, job=job, usage=usage)
+async def spied_classify(self, requests, job=False, **options):  # job_calibration, usage: passed on as given
+    answers = await _classify(self, requests, job=job, **options)
     texts = [getattr(r, "request", r).text for r in requests]
     results = [r.model_dump(mode="json") if hasattr(r, "model_dump") else {"error": str(r)} for r in answers.results]
     with open(SPY, "a", encoding="utf-8") as out:
