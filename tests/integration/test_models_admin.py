@@ -88,12 +88,21 @@ def test_a_new_revision_replaces_the_old_under_a_steady_stream(admin_server, ver
             i += 1
 
     threads = [threading.Thread(target=stream, args=(w,)) for w in range(4)]
+
+    def answered(after: float) -> int:
+        return sum(1 for at, _, _ in list(outcomes) if at > after)
+
+    def wait_for(count: int, after: float) -> None:
+        deadline = time.monotonic() + 30
+        while answered(after) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+
     for t in threads:
         t.start()
-    time.sleep(1.5)
+    wait_for(20, after=0.0)  # a steady stream on the old revision
     swap = admin(url, "POST", "/admin/models", json={"model": versions[1]})
     swapped_at = time.monotonic()
-    time.sleep(1.5)
+    wait_for(20, after=swapped_at + 0.2)  # and on, well after the swap
     stop.set()
     for t in threads:
         t.join()
