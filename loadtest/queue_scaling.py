@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import threading
 import time
@@ -41,6 +42,7 @@ from harness.net import free_port
 from harness.process import Running, start
 from harness.progress import say
 from harness.report import pyplot, save, table
+from harness.store import ensure_default
 from loadtest.jobs_bench import LABELS, texts
 from loadtest.keda_rule import KedaRule
 from service.jobs.redis_store import group_name, stream_key
@@ -177,6 +179,8 @@ def check(url: str, jobs: list[dict], sample_every: int) -> dict:
 
 def run(args: argparse.Namespace) -> dict:
     out = args.out
+    if not args.model:  # the bundled model, imported into the store on first use
+        ensure_default(dict(os.environ))
     jobs_dir = out / "logs" / "jobs-redis"
     redis_proc = start(jobs_redis_server("jobs-redis", free_port(), jobs_dir)).wait_ready(30)
     r = redis.Redis(port=redis_proc.member.port, decode_responses=True)
@@ -337,6 +341,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         args.timeout_s = min(args.timeout_s, 100)
     if args.out is None:
         args.out = ROOT / "results" / f"queue-scaling-{time.strftime('%Y%m%d-%H%M%S')}"
+    args.out = args.out.resolve()  # redis-server and the replicas run in folders of their own
     return args
 
 
