@@ -25,7 +25,7 @@ from harness.process import start, wait_all_ready
 from tests.integration.test_jobs import LABELS, corpus
 from tests.support.jobs import batch_answers, results_jsonl, status, submit, wait
 
-pytestmark = pytest.mark.timeout(400)
+pytestmark = pytest.mark.timeout(600)  # three replica starts; a loaded machine takes a minute each
 STREAM, GROUP = "zsc:jobs:stream", "zsc-job-workers"  # the service's own names (jobs/redis_store.py)
 CHUNK_ITEMS = 128  # a chunk takes long enough that a SIGTERM almost always finds one at work
 
