@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -96,18 +97,21 @@ class Pool:
         return sum(w.ready is not None for w in self.workers)
 
     def kill_one_at_work(self, r: redis.Redis) -> dict | None:
-        """SIGKILL the tree of a ready replica that holds a chunk now; what was killed, or None."""
-        held = r.xpending_range(stream_key(PREFIX), group_name(PREFIX), "-", "+", 100)
-        for w in self.workers:
-            if w.ready is None:
-                continue
+        """SIGKILL the tree of a ready replica caught holding a chunk; what was killed, or None (none was).
+        Each candidate is frozen first (SIGSTOP): a chunk still pending for its consumer then is one it can
+        no longer finish, so the kill is mid-chunk for certain; one caught between chunks is let go."""
+        for w in [w for w in self.workers if w.ready is not None]:
             pids = set(w.proc.pids())
-            mine = [e for e in held if _pid(e["consumer"]) in pids]
-            if mine:
-                w.proc.kill()
-                self.workers.remove(w)
-                say(f"  x {w.proc.member.name} SIGKILLed holding chunk entry {mine[0]['message_id']}")
-                return {"replica": w.proc.member.name, "entry": mine[0]["message_id"], "at": time.monotonic()}
+            w.proc.send(signal.SIGSTOP)
+            held = r.xpending_range(stream_key(PREFIX), group_name(PREFIX), "-", "+", 100)
+            mine = [e["message_id"] for e in held if _pid(e["consumer"]) in pids]
+            if not mine:
+                w.proc.send(signal.SIGCONT)
+                continue
+            w.proc.kill()
+            self.workers.remove(w)
+            say(f"  x {w.proc.member.name} SIGKILLed holding chunk entry {mine[0]}")
+            return {"replica": w.proc.member.name, "entry": mine[0], "at": time.monotonic()}
         return None
 
     def wait_stopped(self) -> None:
@@ -231,8 +235,8 @@ def run(args: argparse.Namespace) -> dict:
                     killed = pool.kill_one_at_work(r)
                 if killed and reclaimed_s is None:
                     held = r.xpending_range(stream_key(PREFIX), group_name(PREFIX), "-", "+", 100)
-                    if killed["entry"] not in {e["message_id"] for e in held}:
-                        reclaimed_s = now - killed["at"]
+                    if killed["entry"] not in {e["message_id"] for e in held}:  # claimed, finished, acked
+                        reclaimed_s = time.monotonic() - killed["at"]
                         say(f"  the killed replica's chunk was claimed and finished {reclaimed_s:.1f} s later")
                 if done_at is None and not sender.is_alive() and jobs and lag == 0 and pending == 0:
                     if all(status(api.url, j["id"])["state"] == "done" for j in jobs):
@@ -273,6 +277,7 @@ def run(args: argparse.Namespace) -> dict:
         "api_consumed": any(_pid(c) in api_pids for c in consumers),
         "items_per_worker_s": round(items / worker_s, 1) if worker_s else None,
         "killed": killed["replica"] if killed else None,
+        "killed_at_s": round(killed["at"] - t0, 1) if killed else None,
         "reclaimed_s": round(reclaimed_s, 1) if reclaimed_s is not None else None,
         "rule": {k: v for k, v in vars(rule).items() if not k.startswith("_")},
         "chunk_items": args.chunk_items,
@@ -283,7 +288,7 @@ def run(args: argparse.Namespace) -> dict:
 
 def report(result: dict) -> str:
     keys = ["jobs", "items", "lost", "duplicated", "different", "max_workers", "final_workers", "drain_s",
-            "zero_after_s", "cold_start_s", "items_per_worker_s", "killed", "reclaimed_s"]  # fmt: skip
+            "zero_after_s", "cold_start_s", "items_per_worker_s", "killed", "killed_at_s", "reclaimed_s"]  # fmt: skip
     lines = ["# Jobs replicas on the queue (loadtest/queue_scaling.py)", ""]
     lines += table(["what", "value"], [(k, result[k]) for k in keys])
     lines += ["", f"Rule: {result['rule']}; chunks of {result['chunk_items']} items.", ""]
@@ -306,6 +311,9 @@ def chart(result: dict, path: Path) -> None:
     for ax in (top, bottom):
         for b in result["bursts"]:
             ax.axvline(b, color="green", alpha=0.3)
+        if result.get("killed_at_s") is not None:  # --kill: the jobs replica SIGKILLed mid-chunk
+            label = "a jobs replica SIGKILLed" if ax is bottom else None
+            ax.axvline(result["killed_at_s"], color="red", linestyle="--", alpha=0.6, label=label)
     bottom.legend(loc="upper right")
     fig.suptitle(f"{result['jobs']} jobs, {result['items']} items: drained in {result['drain_s']} s")
     save(fig, path)
