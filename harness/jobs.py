@@ -60,3 +60,23 @@ def delete(url: str, job_id: str) -> None:
     r = httpx.delete(f"{url}/jobs/{job_id}", timeout=30)
     if r.status_code != 204:
         raise HarnessError(f"DELETE /jobs/{job_id} answered {r.status_code}: {r.text[:500]}")
+
+
+def differences(got: list[dict], expected: list[dict], tolerance: float = 1e-4) -> list[int]:
+    """The positions where a job's answer is not /classify_batch's: other labels, or a label's score apart by
+    more than ``tolerance`` (the same texts, batched differently through the model, differ in the last
+    digits of a float: a replica that did not compute the job has other batches). Errors must be equal."""
+    out = []
+    for i, (a, b) in enumerate(zip(got, expected, strict=True)):
+        if "labels" not in a or "labels" not in b:
+            if a != b:
+                out.append(i)
+            continue
+        scores_a, scores_b = dict(zip(a["labels"], a["scores"])), dict(zip(b["labels"], b["scores"]))
+        rest_a = {k: v for k, v in a.items() if k not in ("labels", "scores", "predicted")}
+        rest_b = {k: v for k, v in b.items() if k not in ("labels", "scores", "predicted")}
+        if scores_a.keys() != scores_b.keys() or rest_a != rest_b:
+            out.append(i)
+        elif any(abs(scores_a[k] - scores_b[k]) > tolerance for k in scores_a):
+            out.append(i)
+    return out

@@ -12,7 +12,8 @@ while a ``--big-job-items`` job runs (cancelled after the window): on one replic
 default share (``ZSC_JOB_SHARE_PCT``=50) and with yielding off (100), and on three replicas with the
 default, the workers yielding to any replica's interactive calls (``ZSC_JOB_YIELD_SCOPE=cluster``, the
 default) and, for comparison, each only to its own (``replica``). Writes ``jobs-bench.json``,
-``jobs-bench.md`` and ``jobs-bench.png`` into ``--out``.
+``jobs-bench.md`` and ``jobs-bench.png`` into ``--out``. ``--roles``: interactive latency during a job on
+one replica of today's role against an api replica beside a jobs replica (``loadtest/jobs_roles.py``).
 """
 
 from __future__ import annotations
@@ -115,8 +116,14 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=4, help="interactive closed-loop clients")
     parser.add_argument("--window-s", type=float, default=30, help="interactive measuring window")
     parser.add_argument("--out", type=Path, default=ROOT / "results" / f"jobs-{time.strftime('%Y%m%d')}")
+    parser.add_argument("--roles", action="store_true", help="one role vs the roles apart (loadtest/jobs_roles.py)")
+    parser.add_argument("--rounds", type=int, default=2, help="--roles: alternated rounds of both layouts")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.roles:
+        from loadtest.jobs_roles import compare
+
+        return compare(args)
     run_dir = args.out / "logs" / "cluster"
     results: dict = {"args": {k: str(v) for k, v in vars(args).items()}, "throughput": [], "interactive": {}}
     started = time.time()

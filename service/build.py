@@ -101,8 +101,8 @@ class Components:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks.clear()
-        if self.jobs.worker is not None:
-            await self.jobs.worker.stop()
+        if self.jobs.worker is not None:  # its chunks finished within ZSC_JOB_DRAIN_S, else handed back
+            await self.jobs.worker.stop(self.settings.job_drain_s)
         if self.activity is not None:
             await self.activity.stop()
         for model in self.models.served:  # what each process observed and has not written yet
@@ -226,7 +226,7 @@ def _jobs(s: Settings, models: ModelRegistry) -> tuple[JobManager, ClusterActivi
     activity = ClusterActivity(url, s.cache_prefix, consumer, models.interactive_busy) if url else None
     cluster = activity is not None and s.job_yield_scope == "cluster"
     worker = None
-    if s.job_workers:
+    if s.runs_jobs:  # ZSC_ROLE=api runs none, nor does ZSC_JOB_WORKERS=0
         config = WorkerConfig(
             consumer=consumer,
             concurrency=s.job_workers,
@@ -256,7 +256,7 @@ def _jobs(s: Settings, models: ModelRegistry) -> tuple[JobManager, ClusterActivi
         )
     where = f" at {store.url}" if isinstance(store, RedisJobStore) else ""
     if worker is None:
-        runs = "no worker on this replica (ZSC_JOB_WORKERS=0)"
+        runs = f"no worker on this replica ({'ZSC_ROLE=api' if s.role == 'api' else 'ZSC_JOB_WORKERS=0'})"
     else:
         runs = f"the worker yields to {'every replica' if cluster else 'this replica'}'s interactive calls"
     log.info("jobs: %s store%s; %s", store.backend, where, runs)

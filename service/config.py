@@ -193,7 +193,11 @@ class Settings:
         "behind more than one slice.",
         default=16,
     )
-    job_ttl_s: int = _doc("How long a job and its results are kept after its last progress, in seconds.", default=86400)
+    job_ttl_s: int = _doc(
+        "How long a job and its results are kept once it has ended (done or cancelled), in seconds; a job "
+        "still queued or running never expires, however long the queue.",
+        default=86400,
+    )
     job_visibility_s: int = _doc(
         "With Redis: a chunk whose replica stopped renewing it for this long is claimed by another replica.",
         default=60,
@@ -218,6 +222,18 @@ class Settings:
         "Chunks this replica works on at once (per BentoML worker); 0 = it accepts and serves jobs but runs "
         "none (dedicated interactive replicas).",
         default=1,
+    )
+    role: Literal["all", "api", "jobs"] = _doc(
+        "What this replica does: all = serves requests and runs job chunks; api = serves requests (jobs "
+        "included: submitted, polled, read) and runs no chunk; jobs = runs job chunks only, answering /livez, "
+        "/readyz and /metrics and a 404 on any other path (needs the jobs Redis; scaled on the queue, "
+        "docs/deploy.md).",
+        default="all",
+    )
+    job_drain_s: int = _doc(
+        "On shutdown (SIGTERM), seconds a job worker may take to finish the chunk it holds before handing it "
+        "back to the queue unfinished; below the pod's terminationGracePeriodSeconds.",
+        default=20,
     )
 
     # Access ----------------------------------------------------------------------------------------
@@ -408,6 +424,13 @@ class Settings:
             raise ValueError(f"ZSC_JOB_SHARE_PCT must be between 1 and 100, got {self.job_share_pct}")
         if self.job_workers < 0:
             raise ValueError(f"ZSC_JOB_WORKERS must be >= 0, got {self.job_workers}")
+        if self.role == "jobs" and not self.jobs_redis:
+            raise ValueError("ZSC_ROLE=jobs needs the jobs Redis (ZSC_JOBS_REDIS_URL or ZSC_REDIS_URL): "
+                             "a jobs replica runs the chunks other replicas queue there")  # fmt: skip
+        if self.role == "jobs" and self.job_workers < 1:
+            raise ValueError("ZSC_ROLE=jobs runs job chunks: ZSC_JOB_WORKERS must be >= 1")
+        if self.job_drain_s < 0:
+            raise ValueError(f"ZSC_JOB_DRAIN_S must be >= 0, got {self.job_drain_s}")
         if self.calibration_min_texts < 1:
             raise ValueError(f"ZSC_CALIBRATION_MIN_TEXTS must be >= 1, got {self.calibration_min_texts}")
         if set(self.admin_key_list()) & set(self.keys_from_env()):
@@ -482,6 +505,11 @@ class Settings:
     def jobs_redis(self) -> str:
         """The Redis jobs live in: ZSC_JOBS_REDIS_URL, else the cache's; empty = the in-process store."""
         return self.jobs_redis_url or self.redis_url
+
+    @property
+    def runs_jobs(self) -> bool:
+        """Whether this replica runs job chunks (ZSC_ROLE all or jobs, and ZSC_JOB_WORKERS above 0)."""
+        return self.role != "api" and self.job_workers > 0
 
     @property
     def auth_enabled(self) -> bool:

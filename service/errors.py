@@ -105,8 +105,8 @@ class JobNotFound(ServiceError):
 
     def __init__(self, job_id: str, ttl_s: int) -> None:
         super().__init__(
-            f"no job {job_id!r}: it was never submitted, or it expired (a job is kept {ttl_s} s after its last "
-            "progress, ZSC_JOB_TTL_S)"
+            f"no job {job_id!r}: it was never submitted, or it expired (a job is kept {ttl_s} s after it ended, "
+            "ZSC_JOB_TTL_S)"
         )
 
 
@@ -178,6 +178,18 @@ class NoRoute(ServiceError):
 
     def __init__(self, method: str, path: str) -> None:
         super().__init__(f"no such endpoint: {method} {path!r}; the API is described at /openapi.json")
+
+
+class NotThisRole(ServiceError):
+    """A path a replica of this role does not serve (``ZSC_ROLE=jobs``: only the probes and /metrics)."""
+
+    error_type = "not_found"
+
+    def __init__(self, method: str, path: str, role: str, served: tuple[str, ...]) -> None:
+        super().__init__(
+            f"this replica runs jobs only (ZSC_ROLE={role}): it serves {', '.join(served)}, not {method} {path!r}; "
+            "send requests to the service's api replicas"
+        )
 
 
 class MethodNotAllowed(ServiceError):

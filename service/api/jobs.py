@@ -92,7 +92,7 @@ class JobStatus(BaseModel):
     finished: float | None = None
     elapsed_s: float = Field(description="From the first chunk taken to the end (or now).")
     items_per_s: float | None = None
-    ttl_s: int = Field(description="The job and its results are kept this long after its last progress.")
+    ttl_s: int = Field(description="The job and its results are kept this long once it has ended (done or cancelled).")
     backend: Literal["redis", "memory"] = Field(description="redis: any replica answers for it; memory: this one.")
     estimated: int | None = Field(
         default=None,

@@ -28,7 +28,7 @@ class JobInfo:
     chunks_done: int = 0
     started: float | None = None
     finished: float | None = None
-    ttl_s: int = 0  # results are kept this long after the job's last progress
+    ttl_s: int = 0  # the job and its results are kept this long once it has ended (done or cancelled)
     estimate_chunks: int = 0  # chunks of the estimate pass (calibration "job"): 0 = none, else all of them
     estimated: int = 0  # of those, chunks whose texts are in the job's sample
 

@@ -13,9 +13,12 @@ Keys, under the cache prefix: ``<p>:jobs:stream`` (entries: job, chunk, items), 
 hash: state and counters) and ``<p>:job:<id>:results`` (chunk -> JSON list). A job calibrating on its own
 texts keeps its items in ``<p>:job:<id>:items`` (chunk -> JSON list: each chunk runs twice, its stream
 entries name it) and its sample's sums in ``<p>:job:<id>:calibration``; the script that adds a chunk's sums
-(once per chunk) queues the answer pass when they are all in. A job's keys expire ``ttl_s`` after its last
-progress. Deleting a job removes both keys; every script that writes to them
-first checks that the job's hash exists, so a worker still on a chunk of a deleted job cannot bring it back.
+(once per chunk) queues the answer pass when they are all in. A job's keys expire ``ttl_s`` after it ends
+(its last chunk stored, or cancelled), never while it is queued or running: a long queue must not expire a
+job before a worker reaches it (every chunk of an active job is eventually stored, given up with errors
+after ``max_attempts`` deliveries, or the job is cancelled or deleted). Deleting a job removes its keys;
+every script that writes to them first checks that the job's hash exists, so a worker still on a chunk of
+a deleted job cannot bring it back.
 
 The jobs Redis should persist (``ZSC_JOBS_REDIS_URL``, append-only: docs/deploy.md): restarted on its own
 data, it holds the stream, the consumer group with its pending entries and the results, and the workers
@@ -53,22 +56,17 @@ if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
 redis.call('HINCRBY', KEYS[1], 'done', ARGV[3])
 redis.call('HINCRBY', KEYS[1], 'errors', ARGV[4])
 local n = redis.call('HINCRBY', KEYS[1], 'chunks_done', 1)
-local outcome = 1
-if n >= tonumber(redis.call('HGET', KEYS[1], 'chunks')) then
-  redis.call('HSET', KEYS[1], 'state', 'done', 'finished', ARGV[5])
-  outcome = 2
-end
-redis.call('EXPIRE', KEYS[1], ARGV[6])
-redis.call('EXPIRE', KEYS[2], ARGV[6])
-return outcome
+if n < tonumber(redis.call('HGET', KEYS[1], 'chunks')) then return 1 end
+redis.call('HSET', KEYS[1], 'state', 'done', 'finished', ARGV[5])
+for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ARGV[6]) end  -- kept ttl_s from its end
+return 2
 """
 _CANCEL = """
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return 0 end
 if state == 'queued' or state == 'running' then
   redis.call('HSET', KEYS[1], 'state', 'cancelled', 'finished', ARGV[1])
-  redis.call('EXPIRE', KEYS[1], ARGV[2])
-  redis.call('EXPIRE', KEYS[2], ARGV[2])
+  for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ARGV[2]) end
 end
 return 1
 """
@@ -78,9 +76,6 @@ local state = redis.call('HGET', KEYS[1], 'state')
 if not state or state == 'cancelled' then return 0 end
 if redis.call('HSETNX', KEYS[2], 'chunk#' .. ARGV[1], 1) == 0 then return 0 end
 for i = 4, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[2], ARGV[i], ARGV[i + 1]) end
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-redis.call('EXPIRE', KEYS[2], ARGV[2])
-redis.call('EXPIRE', KEYS[4], ARGV[2])
 local n = redis.call('HINCRBY', KEYS[1], 'estimated', 1)
 if n < tonumber(redis.call('HGET', KEYS[1], 'estimate_chunks')) then return 1 end
 for c = 0, tonumber(redis.call('HGET', KEYS[1], 'chunks')) - 1 do
@@ -88,6 +83,18 @@ for c = 0, tonumber(redis.call('HGET', KEYS[1], 'chunks')) - 1 do
 end
 return 2
 """
+
+
+def stream_key(prefix: str) -> str:
+    """The jobs stream's key (``ZSC_CACHE_PREFIX``): what KEDA's ``redis-streams`` trigger names as ``stream``."""
+    return f"{prefix}:jobs:stream"
+
+
+def group_name(prefix: str) -> str:
+    """The consumer group every replica's job worker reads through (KEDA's ``consumerGroup``)."""
+    return f"{prefix}-job-workers"
+
+
 _INT_FIELDS = (
     "total",
     "chunks",
@@ -122,8 +129,8 @@ class RedisJobStore:
             socket_timeout=timeout_s + 30,
             retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
         )
-        self._stream = f"{prefix}:jobs:stream"
-        self._group = f"{prefix}-job-workers"
+        self._stream = stream_key(prefix)
+        self._group = group_name(prefix)
         self._prefix = prefix
         self._visibility_ms = int(visibility_s * 1000)
         self._begin = self._redis.register_script(_BEGIN)
@@ -162,12 +169,10 @@ class RedisJobStore:
             job.estimate_chunks = len(chunks)
         fields = {k: v for k, v in vars(job).items() if v is not None}
         async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.hset(self._job_key(job.id), mapping=fields)
-            pipe.expire(self._job_key(job.id), job.ttl_s)
+            pipe.hset(self._job_key(job.id), mapping=fields)  # no expiry until the job ends
             if estimate:  # each chunk runs twice: its items once in the job's own hash, entries name them
                 items_key = self._items_key(job.id)
                 pipe.hset(items_key, mapping={i: json.dumps(c, ensure_ascii=False) for i, c in enumerate(chunks)})
-                pipe.expire(items_key, job.ttl_s)
             for i, items in enumerate(chunks):
                 entry = {"job": job.id, "chunk": i, "phase": ESTIMATE} if estimate else {"job": job.id, "chunk": i}
                 if not estimate:
@@ -188,13 +193,21 @@ class RedisJobStore:
         job = await self.info(job_id)
         if job is None:
             return None
-        await self._cancel(keys=[self._job_key(job_id), self._results_key(job_id)], args=[time.time(), job.ttl_s])
+        await self._cancel(keys=self._keys(job_id), args=[time.time(), job.ttl_s])
         return await self.info(job_id)
+
+    def _keys(self, job_id: str) -> list[str]:
+        """Every key of one job, its hash first."""
+        return [
+            self._job_key(job_id),
+            self._results_key(job_id),
+            self._items_key(job_id),
+            self._calibration_key(job_id),
+        ]
 
     async def delete(self, job_id: str) -> bool:
         # the chunks still on the stream stay there until a worker takes them and finds no job (skipped)
-        keys = (self._results_key(job_id), self._items_key(job_id), self._calibration_key(job_id))
-        return await self._redis.delete(self._job_key(job_id), *keys) > 0
+        return await self._redis.delete(*self._keys(job_id)) > 0
 
     async def results(self, job: JobInfo, chunks: range) -> dict[int, list[dict[str, Any]]]:
         if not chunks:
@@ -280,7 +293,7 @@ class RedisJobStore:
         if job is None:
             return NOT_STORED
         return await self._complete(
-            keys=[self._job_key(chunk.job_id), self._results_key(chunk.job_id)],
+            keys=self._keys(chunk.job_id),
             args=[chunk.index, json.dumps(results, ensure_ascii=False), len(results), errors, time.time(), job.ttl_s],
         )
 
@@ -288,7 +301,7 @@ class RedisJobStore:
         job = await self.info(chunk.job_id)
         if job is None:
             return NOT_STORED
-        keys = [self._job_key(job.id), self._calibration_key(job.id), self._stream, self._items_key(job.id)]
+        keys = [self._job_key(job.id), self._calibration_key(job.id), self._stream]
         pairs = [x for name, value in sums.items() for x in (name, repr(float(value)))]
         return await self._estimated(keys=keys, args=[chunk.index, job.ttl_s, job.id, *pairs])
 

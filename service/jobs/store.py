@@ -73,8 +73,7 @@ class MemoryJobStore:
 
     async def create(self, job: JobInfo, chunks: list[list[dict[str, Any]]], estimate: bool = False) -> None:
         self._jobs[job.id] = job
-        self._results[job.id] = {}
-        self._touch(job)
+        self._results[job.id] = {}  # no expiry until the job ends (_touch), however long it waits
         if estimate:
             job.estimate_chunks = len(chunks)
             self._items[job.id], self._sums[job.id], self._estimated[job.id] = chunks, {}, set()
@@ -132,9 +131,9 @@ class MemoryJobStore:
         job.done += len(results)
         job.errors += errors
         job.chunks_done += 1
-        self._touch(job)
         if job.chunks_done >= job.chunks:
             job.state, job.finished = DONE, self._clock()
+            self._touch(job)
             return FINISHED
         return STORED
 
@@ -151,7 +150,6 @@ class MemoryJobStore:
         for name, value in sums.items():
             total[name] = total.get(name, 0.0) + value
         job.estimated += 1
-        self._touch(job)
         if job.estimated < job.estimate_chunks:
             return STORED
         for i, items in enumerate(self._items.pop(job.id)):  # the answer pass
@@ -168,6 +166,7 @@ class MemoryJobStore:
         return None
 
     def _touch(self, job: JobInfo) -> None:
+        """The job has ended (done or cancelled): kept ``ttl_s`` from now."""
         self._expires[job.id] = self._clock() + job.ttl_s
 
     def _expire(self) -> None:

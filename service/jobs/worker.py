@@ -16,6 +16,9 @@ Failures: an item the service rejects (too long, an unknown label set) gets an e
 answer and the job goes on. A slice the model fails on is retried (``max_attempts``), then its items get
 the error. A chunk whose worker dies is claimed by another replica after the visibility timeout (Redis);
 one handed out more than ``max_attempts`` times (it kills its workers) is answered with errors unread.
+Stopping (SIGTERM: a rolling update, or the autoscaler removing a jobs replica) drains: no chunk is taken
+any more, the chunks at work are finished within ``drain_s``, and any still unfinished then is handed back
+to the queue for another worker to take at once (nothing lost; its results are stored once whoever ends it).
 The store down (the jobs Redis restarting): taking chunks is retried with a growing wait, and the calls a
 classified chunk's results depend on (``begin``, ``complete``, ``ack``: each safe to repeat) are retried
 until the store answers, so the work is not thrown away.
@@ -80,15 +83,29 @@ class JobWorker:
         self._sleep = sleep
         self._calibration = calibration
         self._tasks: list[asyncio.Task] = []
+        self._working: set[asyncio.Task] = set()  # the tasks holding a chunk now
+        self._stopping = False
 
     def start(self) -> None:
+        self._stopping = False
         self._tasks = [
             asyncio.create_task(self._loop(), name=f"job-worker-{i}") for i in range(self.config.concurrency)
         ]
 
-    async def stop(self) -> None:
-        """Stop taking chunks; a chunk being worked on is released unfinished, for another worker to take at
-        once (if this process dies instead, another replica claims it after the visibility timeout)."""
+    async def stop(self, drain_s: float = 0.0) -> None:
+        """Stop taking chunks; a chunk being worked on is finished if it can be within ``drain_s``, else
+        released unfinished, for another worker to take at once (if this process dies instead, another
+        replica claims it after the visibility timeout)."""
+        self._stopping = True
+        busy = [t for t in self._tasks if t in self._working]
+        for task in self._tasks:
+            if task not in self._working:
+                task.cancel()  # waiting for a chunk: nothing to finish
+        if busy and drain_s > 0:
+            log.info("job worker stopping: finishing %d chunk(s), up to %.0f s (ZSC_JOB_DRAIN_S)", len(busy), drain_s)
+            _, late = await asyncio.wait(busy, timeout=drain_s)
+            if late:
+                log.warning("job worker stopping: %d chunk(s) unfinished after %.0f s, handed back", len(late), drain_s)
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -98,11 +115,16 @@ class JobWorker:
 
     async def _loop(self) -> None:
         backoff = 0.5
-        while True:
+        me = asyncio.current_task()
+        while not self._stopping:
             try:
                 chunk = await self.store.take(self.config.consumer, self.config.idle_wait_s)
                 if chunk is not None:
-                    await self.process(chunk)
+                    self._working.add(me)
+                    try:
+                        await self.process(chunk)
+                    finally:
+                        self._working.discard(me)
                 backoff = 0.5
             except asyncio.CancelledError:
                 raise

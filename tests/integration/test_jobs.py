@@ -20,8 +20,7 @@ from tests.support.jobs import batch_answers, cancel, delete, results_jsonl, sub
 from tests.support.server import bento_server, redis
 
 pytestmark = pytest.mark.timeout(600)
-TTL_S = 20  # short, as one test waits for a job to expire; long enough for a job queued behind a cancelled one
-# on a loaded machine (the TTL runs from submission until the first chunk is done)
+TTL_S = 20  # short, as one test waits for a job to expire (the TTL runs from the job's end)
 LABELS = ["sports", "business", "technology", "politics", "billing", "shipping"]
 
 
@@ -56,8 +55,8 @@ def job_keys(redis_url: str, job_id: str) -> list[str]:
 def assert_gone(url: str, job_id: str, ttl_s: int) -> None:
     """Every route on the id answers the documented 404."""
     message = (
-        f"no job '{job_id}': it was never submitted, or it expired (a job is kept {ttl_s} s after its last "
-        "progress, ZSC_JOB_TTL_S)"
+        f"no job '{job_id}': it was never submitted, or it expired (a job is kept {ttl_s} s after it ended, "
+        "ZSC_JOB_TTL_S)"
     )
     for r in (
         httpx.get(f"{url}/jobs/{job_id}"),
@@ -378,6 +377,44 @@ def test_redis_store_delete_leaves_nothing_for_a_worker_to_write_back(redis_url)
         assert await store.begin(queued) is None and await store.cancel("j2") is None
         async with aioredis.from_url(redis_url) as r:
             assert [k async for k in r.scan_iter("deltest:job:*")] == []
+        await store.close()
+
+    asyncio.run(go())
+
+
+def test_redis_store_keeps_a_job_until_it_ends_then_for_its_ttl(redis_url):
+    """A job's TTL runs from its end, not from its submission: while it waits in a long queue or runs, none
+    of its keys expires; its last chunk (or a cancel) gives every one of them the TTL."""
+    import asyncio
+
+    import redis.asyncio as aioredis
+
+    from service.jobs.records import JobInfo
+    from service.jobs.redis_store import RedisJobStore
+
+    async def go():
+        store = RedisJobStore(redis_url, "ttltest", visibility_s=60)
+        async with aioredis.from_url(redis_url, decode_responses=True) as r:
+
+            async def ttls(job_id: str) -> dict[str, int]:
+                return {k: await r.ttl(k) async for k in r.scan_iter(f"ttltest:job:{job_id}*")}
+
+            job = JobInfo("long", "queued", total=2, chunks=2, chunk_items=1, created=time.time(), ttl_s=30)
+            await store.create(job, [[{"text": "a"}], [{"text": "b"}]])
+            assert set((await ttls("long")).values()) == {-1}, "queued: no expiry"
+            first = await store.take("w", 0.1)
+            assert await store.begin(first) == "running"
+            assert await store.complete(first, [{"labels": ["y"]}], 0) == 1
+            assert set((await ttls("long")).values()) == {-1}, "running: no expiry"
+            second = await store.take("w", 0.1)
+            assert await store.complete(second, [{"labels": ["y"]}], 0) == 2
+            ended = await ttls("long")
+            assert len(ended) == 2 and all(0 < t <= 30 for t in ended.values()), ended
+
+            cancelled = JobInfo("gone", "queued", total=1, chunks=1, chunk_items=1, created=time.time(), ttl_s=30)
+            await store.create(cancelled, [[{"text": "c"}]])
+            assert (await store.cancel("gone")).state == "cancelled"
+            assert all(0 < t <= 30 for t in (await ttls("gone")).values())
         await store.close()
 
     asyncio.run(go())

@@ -3,9 +3,10 @@
 First the signal itself against a real redis-server: what one process marks another sees, for as long as
 the hold, and nothing while Redis is down (each falls back to its own replica's calls) until it is back.
 Then two real replicas sharing one jobs Redis: A serves interactive traffic and runs no job
-(``ZSC_JOB_WORKERS=0``), B runs a job with a 10 % share; B's job slows to a fraction of its rate while
-A is loaded, every slice B runs meanwhile is followed by a pause for the cluster's traffic (its own replica
-serves none), and B goes back to full speed once A is quiet.
+(``ZSC_JOB_WORKERS=0``, or ``ZSC_ROLE=api`` beside B with ``ZSC_ROLE=jobs``), B runs a job with a 10 %
+share; B's job slows to a fraction of its rate while A is loaded, every slice B runs meanwhile is
+followed by a pause for the cluster's traffic (its own replica serves none), and B goes back to full speed
+once A is quiet.
 """
 
 from __future__ import annotations
@@ -102,32 +103,44 @@ def test_processes_running_a_job_count_each_other(jobs_redis):
     asyncio.run(go())
 
 
-def progress(url: str, job_id: str, seconds: float) -> tuple[float, float, int]:
-    """(items per second over ``seconds``, slices paused after for the cluster's traffic, items done)."""
-    done0, yields0 = status(url, job_id)["done"], counter(url, "zsc_jobs_yields", where="cluster")
+def progress(url: str, worker: str, job_id: str, seconds: float) -> tuple[float, float, int]:
+    """(items per second over ``seconds``, slices ``worker`` paused after for the cluster's traffic, items
+    done); the job read through ``url``."""
+    done0, yields0 = status(url, job_id)["done"], counter(worker, "zsc_jobs_yields", where="cluster")
     t0 = time.monotonic()
     time.sleep(seconds)
-    done1, yields1 = status(url, job_id)["done"], counter(url, "zsc_jobs_yields", where="cluster")
+    done1, yields1 = status(url, job_id)["done"], counter(worker, "zsc_jobs_yields", where="cluster")
     return (done1 - done0) / (time.monotonic() - t0), yields1 - yields0, done1 - done0
 
 
-def test_a_worker_on_one_replica_yields_while_another_serves(tiny_models, jobs_redis, tmp_path):
+# A serves interactive traffic and runs no job, B runs the job: today's replicas with A's worker off, or the
+# roles apart (ZSC_ROLE=api and jobs: B serves no job route, so the job is submitted and watched through A)
+SPLITS = {
+    "workers-off": ({"ZSC_JOB_WORKERS": "0"}, {}),
+    "roles": ({"ZSC_ROLE": "api"}, {"ZSC_ROLE": "jobs"}),
+}
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_a_worker_on_one_replica_yields_while_another_serves(split, tiny_models, jobs_redis, tmp_path):
     common = {**tiny_models, "ZSC_MODEL": "tiny-hf", "ZSC_RUNTIME": "torch", "ZSC_JOBS_REDIS_URL": jobs_redis.url}
+    env_a, env_b = SPLITS[split]
     members = [
-        bento_serve("replica-a", free_port(), tmp_path / "a", {**common, "ZSC_JOB_WORKERS": "0"}),
-        bento_serve("replica-b", free_port(), tmp_path / "b", {**common, "ZSC_JOB_SHARE_PCT": "10"}),
+        bento_serve("replica-a", free_port(), tmp_path / "a", {**common, **env_a}),
+        bento_serve("replica-b", free_port(), tmp_path / "b", {**common, "ZSC_JOB_SHARE_PCT": "10", **env_b}),
     ]
     with contextlib.ExitStack() as stack:
         procs = [stack.enter_context(start(m)) for m in members]
         wait_all_ready(procs, 180)
         a, b = (m.url for m in members)
+        jobs_api = a if split == "roles" else b
 
-        job = submit(b, {"items": corpus(20000), "labels": LABELS})
+        job = submit(jobs_api, {"items": corpus(20000), "labels": LABELS})
         deadline = time.monotonic() + 30
-        while status(b, job["id"])["done"] == 0:
+        while status(jobs_api, job["id"])["done"] == 0:
             assert time.monotonic() < deadline
             time.sleep(0.1)
-        idle_rate, idle_yields, _ = progress(b, job["id"], 3)
+        idle_rate, idle_yields, _ = progress(jobs_api, b, job["id"], 3)
         assert idle_yields == 0  # nobody serves interactive traffic: flat out
 
         stop = threading.Event()
@@ -146,15 +159,15 @@ def test_a_worker_on_one_replica_yields_while_another_serves(tiny_models, jobs_r
             t.start()
         try:
             time.sleep(1.0)  # A's marks reach B within a tick or two
-            loaded_rate, loaded_yields, loaded_items = progress(b, job["id"], 4)
+            loaded_rate, loaded_yields, loaded_items = progress(jobs_api, b, job["id"], 4)
         finally:
             stop.set()
             for t in threads:
                 t.join()
         assert answers and set(answers) == {200}
         time.sleep(1.0)  # past the hold and B's grace
-        after_rate, _, _ = progress(b, job["id"], 3)
-        cancel(b, job["id"])
+        after_rate, _, _ = progress(jobs_api, b, job["id"], 3)
+        cancel(jobs_api, job["id"])
 
         assert counter(b, "zsc_jobs_yields", where="replica") == 0  # B itself served no interactive call
         # every slice B ran while A was loaded was followed by a pause: 16 items a slice, progress counted

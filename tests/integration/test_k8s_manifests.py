@@ -39,7 +39,11 @@ from tests.support.server import ROOT
 K8S_VERSION = "1.32.0"  # oldest Kubernetes the manifests target (native preStop sleep: 1.30+)
 K8S = ROOT / "deploy" / "k8s"
 MONITORING = ROOT / "deploy" / "monitoring"
-OVERLAYS = ["cpu", "gpu", "kserve", "multi-model"]
+OVERLAYS = ["cpu", "gpu", "kserve", "multi-model", "queue-scaling"]
+DEPLOYMENTS = ["cpu", "gpu", "multi-model", "queue-scaling"]  # the overlays whose classifier is a Deployment
+KEDA_OVERLAYS = ["queue-scaling", "kserve"]  # jobs replicas scaled by KEDA on the queue
+# KEDA's CRDs (kedacore/keda, Apache-2.0), copied into the repository so the check never depends on a network
+KEDA_SCHEMAS = K8S / "schemas" / "keda"
 APP = "zero-shot-classifier"
 NAMESPACE = "zero-shot"
 # Secrets the operator creates (docs/deploy.md); the manifests never carry secret values.
@@ -48,6 +52,12 @@ CRDS = {
     ("monitoring.coreos.com/v1", "ServiceMonitor"),
     ("monitoring.coreos.com/v1", "PrometheusRule"),
     ("serving.kserve.io/v1beta1", "InferenceService"),
+    ("keda.sh/v1alpha1", "ScaledObject"),
+    ("keda.sh/v1alpha1", "TriggerAuthentication"),
+}
+KEDA_CRDS = {
+    "ScaledObject": "keda.sh_scaledobjects.yaml",
+    "TriggerAuthentication": "keda.sh_triggerauthentications.yaml",
 }
 # Metrics other exporters provide (kube-state-metrics), and ones the service is about to gain
 # (the Redis cache tier's counters): their names are not looked for on the service's /metrics.
@@ -105,9 +115,32 @@ def validate_label_selector(selector: dict) -> None:
     jsonschema.Draft202012Validator(schema, registry=_definitions()).validate(selector)
 
 
+def _closed(schema: dict) -> dict:
+    """A CRD's structural schema with every object that lists its properties closed to others: the API
+    server would prune an unknown field silently (a typo in a trigger's name), here it is an error."""
+    if isinstance(schema, dict):
+        schema = {k: _closed(v) for k, v in schema.items()}
+        if "properties" in schema and "additionalProperties" not in schema:
+            if not schema.get("x-kubernetes-preserve-unknown-fields"):
+                schema["additionalProperties"] = False
+    elif isinstance(schema, list):
+        schema = [_closed(v) for v in schema]
+    return schema
+
+
+@cache
+def keda_schema(kind: str) -> dict:
+    crd = yaml.safe_load((KEDA_SCHEMAS / KEDA_CRDS[kind]).read_text())
+    [version] = [v for v in crd["spec"]["versions"] if v["name"] == "v1alpha1"]
+    return _closed(version["schema"]["openAPIV3Schema"])
+
+
 def check_crd(doc: dict) -> None:
     spec = doc["spec"]
-    if doc["kind"] == "ServiceMonitor":
+    if doc["kind"] in KEDA_CRDS:  # KEDA's own schema, as the API server would check it
+        errors = list(jsonschema.Draft7Validator(keda_schema(doc["kind"])).iter_errors(doc))
+        assert not errors, [f"{'.'.join(map(str, e.path))}: {e.message}" for e in errors]
+    elif doc["kind"] == "ServiceMonitor":
         assert set(spec) <= {
             "selector",
             "endpoints",
@@ -210,7 +243,7 @@ def test_every_reference_resolves(overlay):
     assert policy["spec"]["podSelector"]["matchLabels"].items() <= redis_pod_labels.items()
     [rule] = policy["spec"]["ingress"]
     [source] = rule["from"]
-    assert source["podSelector"]["matchLabels"] == {"app.kubernetes.io/name": APP}
+    assert classifier_pods(source)
     env = {e["name"]: e for e in classifier_container(overlay)["env"]}
     names_in_order = list(env)
     assert names_in_order.index("REDIS_PASSWORD") < names_in_order.index("ZSC_REDIS_URL"), "declare $(VAR) first"
@@ -245,6 +278,12 @@ def test_every_reference_resolves(overlay):
 
 
 # -- the jobs' Redis: persistent, apart from the cache's ---------------------------------------------------
+
+
+def classifier_pods(peer: dict) -> bool:
+    """Whether a NetworkPolicy peer admits the classifier's pods and the jobs replicas' (and no other)."""
+    [expression] = peer["podSelector"]["matchExpressions"]
+    return expression == {"key": "app.kubernetes.io/name", "operator": "In", "values": [APP, f"{APP}-jobs"]}
 
 
 def redis_args(container: dict) -> dict[str, str]:
@@ -292,7 +331,11 @@ def test_jobs_redis_is_a_statefulset_on_a_claim_with_an_append_only_file(overlay
     policy = one(docs, "NetworkPolicy", "zsc-jobs-redis")
     assert policy["spec"]["podSelector"]["matchLabels"].items() <= pod_labels.items()
     [rule] = policy["spec"]["ingress"]
-    assert rule["from"] == [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": APP}}}]
+    classifier, keda = rule["from"]
+    assert classifier_pods(classifier)
+    # KEDA's operator, in its own namespace, reads the consumer group's lag
+    assert keda["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "keda"}}
+    assert keda["podSelector"] == {"matchLabels": {"app.kubernetes.io/name": "keda-operator"}}
 
     # the classifier's ZSC_JOBS_REDIS_URL names that Service, with the password of the Secret Redis uses
     env = {e["name"]: e for e in classifier_container(overlay)["env"]}
@@ -363,7 +406,7 @@ def adapter_rules() -> list[dict]:
     return yaml.safe_load((MONITORING / "prometheus-adapter-values.yaml").read_text())["rules"]["custom"]
 
 
-@pytest.mark.parametrize("overlay", ["cpu", "gpu", "multi-model"])
+@pytest.mark.parametrize("overlay", DEPLOYMENTS)
 def test_hpa_targets_the_deployment_on_in_flight_requests(overlay):
     docs = render(overlay)
     hpa = one(docs, "HorizontalPodAutoscaler")
@@ -388,7 +431,7 @@ def test_hpa_targets_the_deployment_on_in_flight_requests(overlay):
     assert behavior["scaleUp"]["stabilizationWindowSeconds"] < behavior["scaleDown"]["stabilizationWindowSeconds"]
 
 
-@pytest.mark.parametrize("overlay", ["cpu", "gpu", "multi-model"])
+@pytest.mark.parametrize("overlay", DEPLOYMENTS)
 def test_probes_port_security_and_drain(overlay):
     docs = render(overlay)
     pod = one(docs, "Deployment")["spec"]["template"]["spec"]
@@ -423,7 +466,7 @@ def bentoml_default_port() -> int:
     return BentoMLContainer.http.port.get()
 
 
-@pytest.mark.parametrize("overlay", ["cpu", "gpu", "multi-model"])
+@pytest.mark.parametrize("overlay", DEPLOYMENTS)
 def test_label_sets_are_mounted_and_each_file_loads(overlay, tmp_path):
     docs = render(overlay)
     container = classifier_container(overlay)
@@ -487,6 +530,89 @@ def test_kserve_overlay_is_an_inference_service_with_2_to_10_replicas():
     assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": bentoml_default_port()}
     assert container["livenessProbe"]["httpGet"] == {"path": "/livez", "port": bentoml_default_port()}
     assert container["securityContext"]["runAsUser"] == 1000 and container["securityContext"]["runAsNonRoot"]
+
+
+# -- jobs on their own replicas, scaled by KEDA on the queue ----------------------------------------------
+
+
+def container_env(container: dict) -> dict[str, dict]:
+    return {e["name"]: e for e in container["env"]}
+
+
+@pytest.mark.parametrize("overlay", KEDA_OVERLAYS)
+def test_jobs_replicas_scale_on_the_jobs_streams_lag_with_keda(overlay):
+    from service.jobs.redis_store import group_name, stream_key
+
+    docs = render(overlay)
+    [scaled] = find(docs, "ScaledObject")
+    spec = scaled["spec"]
+    # it targets a Deployment whose pods run the jobs role, with the api pods' settings and Redis URLs
+    target = one(docs, "Deployment", spec["scaleTargetRef"]["name"])
+    assert spec["scaleTargetRef"]["kind"] == "Deployment" and "replicas" not in target["spec"], "KEDA owns replicas"
+    pod = target["spec"]["template"]["spec"]
+    [jobs] = pod["containers"]
+    env = container_env(jobs)
+    assert env["ZSC_ROLE"]["value"] == "jobs"
+    api = classifier_container(overlay)
+    api_env = container_env(api)
+    assert api_env["ZSC_ROLE"]["value"] == "api"
+    for name in ("ZSC_REDIS_URL", "ZSC_JOBS_REDIS_URL", "REDIS_PASSWORD", "JOBS_REDIS_PASSWORD"):
+        assert env[name] == api_env[name], name
+    assert jobs["envFrom"][0]["configMapRef"]["name"] == api["envFrom"][0]["configMapRef"]["name"]
+    if overlay != "kserve":
+        assert env["ZSC_LABEL_SETS"] == api_env["ZSC_LABEL_SETS"]
+        hpa = one(docs, "HorizontalPodAutoscaler")  # the api Deployment keeps its HPA on requests in flight
+        assert hpa["spec"]["scaleTargetRef"]["name"] == APP != target["metadata"]["name"]
+    settings = Settings.from_env(
+        {k: e["value"].replace("$(JOBS_REDIS_PASSWORD)", "ab").replace("$(REDIS_PASSWORD)", "cd")
+         for k, e in env.items() if k.startswith("ZSC_") and "value" in e}
+    )  # fmt: skip
+    assert settings.role == "jobs" and settings.runs_jobs
+    # no Service sends requests to the jobs pods: their label is not the api pods'
+    labels = target["spec"]["template"]["metadata"]["labels"]
+    for service in find(docs, "Service"):
+        assert not service["spec"]["selector"].items() <= labels.items(), service["metadata"]["name"]
+    assert target["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    assert labels["app.kubernetes.io/name"] != APP, "the api Deployment's selector must not match jobs pods"
+
+    # scale to zero, a maximum, a cooldown
+    assert spec["minReplicaCount"] == 0 and spec["maxReplicaCount"] >= 2 and spec["cooldownPeriod"] >= 60
+    # the triggers: the lag of the service's own stream and group, and its pending entries
+    prefix = config_env(overlay).get("ZSC_CACHE_PREFIX", Settings().cache_prefix)
+    lag, pending = spec["triggers"]
+    for trigger in (lag, pending):
+        assert trigger["type"] == "redis-streams"
+        meta = trigger["metadata"]
+        assert (meta["stream"], meta["consumerGroup"]) == (stream_key(prefix), group_name(prefix))
+        assert meta["address"] == f"zsc-jobs-redis.{NAMESPACE}.svc.cluster.local:6379"
+        assert one(docs, "Service", "zsc-jobs-redis")["spec"]["ports"][0]["port"] == 6379
+        auth = one(docs, "TriggerAuthentication", trigger["authenticationRef"]["name"])
+        [secret] = auth["spec"]["secretTargetRef"]
+        assert secret["parameter"] == "password"
+        # the password KEDA uses is the Secret the jobs Redis and the classifier use
+        assert {"name": secret["name"], "key": secret["key"]} == env["JOBS_REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]
+    assert int(lag["metadata"]["lagCount"]) > 0 and int(lag["metadata"]["activationLagCount"]) >= 0
+    assert "pendingEntriesCount" not in lag["metadata"]
+    # chunks at work (lag no longer counts them) keep a replica each until they are acknowledged
+    assert int(pending["metadata"]["pendingEntriesCount"]) == 1 and "lagCount" not in pending["metadata"]
+
+    # a drain covers a chunk: SIGTERM finishes it within ZSC_JOB_DRAIN_S, then SIGKILL only after the grace
+    assert pod["terminationGracePeriodSeconds"] >= int(env["ZSC_JOB_DRAIN_S"]["value"]) + 5
+    for probe, path in (("startupProbe", "/readyz"), ("readinessProbe", "/readyz"), ("livenessProbe", "/livez")):
+        assert jobs[probe]["httpGet"]["path"] == path, probe
+    assert jobs["securityContext"]["readOnlyRootFilesystem"] is True
+
+
+def test_keda_schemas_are_the_crds_with_their_license():
+    notice = (KEDA_SCHEMAS / "README.md").read_text()
+    assert "Apache License 2.0" in notice and "kedacore/keda" in notice
+    for kind, name in KEDA_CRDS.items():
+        crd = yaml.safe_load((KEDA_SCHEMAS / name).read_text())
+        assert crd["kind"] == "CustomResourceDefinition" and crd["spec"]["names"]["kind"] == kind
+    # the closed schema refuses a misspelt field the API server would silently prune
+    bad = {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "metadata": {"name": "x"},
+           "spec": {"scaleTargetRef": {"name": "x"}, "minReplicas": 0, "triggers": []}}  # fmt: skip
+    assert list(jsonschema.Draft7Validator(keda_schema("ScaledObject")).iter_errors(bad))
 
 
 # -- metric names and PromQL against the real service and the real promtool ----------------------------

@@ -18,6 +18,10 @@ def test_defaults_and_env_override():
         ({"ZSC_MAX_BATCH_SIZE": "1"}, ">= 2"),
         ({"ZSC_JOBS_REDIS_URL": "localhost:6379"}, "ZSC_JOBS_REDIS_URL must start with redis://"),
         ({"ZSC_JOB_YIELD_SCOPE": "node"}, "ZSC_JOB_YIELD_SCOPE must be one of"),
+        ({"ZSC_ROLE": "worker"}, "ZSC_ROLE must be one of"),
+        ({"ZSC_ROLE": "jobs"}, "ZSC_ROLE=jobs needs the jobs Redis"),
+        ({"ZSC_ROLE": "jobs", "ZSC_REDIS_URL": "redis://r:6379/0", "ZSC_JOB_WORKERS": "0"}, "must be >= 1"),
+        ({"ZSC_JOB_DRAIN_S": "-1"}, "ZSC_JOB_DRAIN_S must be >= 0"),
         ({"ZSC_MODEL_ALIASES": "gpt-6-luna"}, "'gpt-6-luna' is not alias=model"),
         ({"ZSC_MODEL_ALIASES": "gpt-6-luna=e5"}, "names 'e5', which this replica does not serve"),
         ({"ZSC_MODEL_ALIASES": "a=multilingual-e5-small,a=multilingual-e5-small"}, "the alias 'a' twice"),
@@ -50,3 +54,11 @@ def test_model_aliases():
     assert Settings.from_env({}).aliases() == {}
     # with a models file the served models change while serving: the alias is resolved per request (404)
     assert Settings.from_env({"ZSC_MODELS_FILE": "/m", "ZSC_MODEL_ALIASES": "a=other"}).aliases() == {"a": "other"}
+
+
+def test_roles_decide_who_runs_job_chunks():
+    jobs_redis = {"ZSC_JOBS_REDIS_URL": "redis://jobs:6379/0"}
+    assert Settings.from_env({}).runs_jobs and Settings.from_env({}).role == "all"
+    assert not Settings.from_env({"ZSC_ROLE": "api"}).runs_jobs
+    assert Settings.from_env({"ZSC_ROLE": "jobs", **jobs_redis}).runs_jobs
+    assert not Settings.from_env({"ZSC_JOB_WORKERS": "0"}).runs_jobs

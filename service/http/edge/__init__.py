@@ -2,6 +2,7 @@
 one job, outermost first:
 
     RequestLog      request id, X-Request-ID and Retry-After on answers, the access line   (request_log.py)
+    RoleGate        a jobs replica (ZSC_ROLE=jobs): its probes and /metrics only, else 404  (role.py)
     Access          API keys, admin keys, per-key rate limit                                (access.py)
     BodyReader      media type, body bound, the whole body read, bodies' memory bounded    (body.py)
     Admit           the in-flight limits: taken in, or 429 (service.admission)             (admit.py)
@@ -24,12 +25,15 @@ from service.http.edge.admit import Admit
 from service.http.edge.body import BodyReader
 from service.http.edge.framework import FrameworkErrors
 from service.http.edge.request_log import RequestLog
+from service.http.edge.role import RoleGate
 
 
 class Edge:
     def __init__(self, app: Any, settings: Settings, admission: Admission) -> None:
-        inner = Admit(FrameworkErrors(app), admission)
-        self.app = RequestLog(Access(BodyReader(inner, settings), settings), settings.retry_after_s)
+        inner: Any = Access(BodyReader(Admit(FrameworkErrors(app), admission), settings), settings)
+        if settings.role == "jobs":
+            inner = RoleGate(inner, settings.role)
+        self.app = RequestLog(inner, settings.retry_after_s)
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         await self.app(scope, receive, send)

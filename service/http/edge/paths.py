@@ -13,6 +13,7 @@ JSON_APIS = ("/classify", "/classify_batch", "/hf/zero-shot-classification")  # 
 DECISIONS = "/v1/decisions"  # OpenAI's Decisions API (http/decisions.py)
 JSON_BODIES = (*JSON_APIS, DECISIONS)  # routes that read JSON only: 415 for any other media type
 UNCOUNTED = HEALTH + DOCS + (METRICS, ADMIN)  # never held against the in-flight limits
+JOBS_ROLE = ("/livez", "/healthz", "/readyz", METRICS)  # all a jobs replica serves (ZSC_ROLE=jobs)
 
 
 def under(path: str, prefixes: tuple[str, ...]) -> bool:

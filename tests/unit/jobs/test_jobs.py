@@ -246,6 +246,30 @@ def test_expired_jobs_are_gone():
     asyncio.run(go())
 
 
+def test_a_queued_job_outlives_its_ttl_which_runs_from_its_end():
+    async def go():
+        clock, store, worker, manager, bodies, _ = make(3, ttl=30)
+        job = await manager.submit(bodies)
+        clock.now += 3600  # a long queue: far past the TTL before any worker reaches the job
+        assert (await manager.get(job.id)).state == "queued"
+        await drain(store, worker)
+        clock.now += 29
+        assert (await manager.get(job.id)).state == DONE
+        clock.now += 2
+        with pytest.raises(JobNotFound):
+            await manager.get(job.id)
+        cancelled = await manager.submit(bodies)
+        clock.now += 3600
+        await manager.cancel(cancelled.id)
+        clock.now += 29
+        assert (await manager.get(cancelled.id)).state == "cancelled"
+        clock.now += 2
+        with pytest.raises(JobNotFound):
+            await manager.get(cancelled.id)
+
+    asyncio.run(go())
+
+
 def test_failing_slices_are_retried_then_answered_with_errors():
     attempts = {"n": 0}
 
@@ -403,5 +427,32 @@ def test_a_stopping_worker_hands_its_chunk_back():
         await worker.stop()
         chunk = await store.take("t", 0.01)  # back in the queue, unfinished
         assert chunk is not None and chunk.index == 0 and (await manager.get(job.id)).done == 0
+
+    asyncio.run(go())
+
+
+def test_a_draining_worker_finishes_its_chunk_and_takes_no_other():
+    """SIGTERM with time to drain: the chunk at work is finished and stored once; the next stays queued."""
+    started, go_on = asyncio.Event(), asyncio.Event()
+
+    async def gated(batch):
+        started.set()
+        await go_on.wait()
+        return [answer_of(i) for i in batch]
+
+    async def go():
+        _, store, worker, manager, bodies, _ = make(6, run=gated)  # two chunks of 3
+        job = await manager.submit(bodies)
+        worker.start()
+        await asyncio.wait_for(started.wait(), 5)
+        stopping = asyncio.create_task(worker.stop(drain_s=5))
+        await asyncio.sleep(0.05)
+        assert not stopping.done(), "it waits for the chunk at work"
+        go_on.set()
+        await asyncio.wait_for(stopping, 5)
+        info = await manager.get(job.id)
+        assert (info.done, info.chunks_done) == (3, 1)
+        chunk = await store.take("t", 0.01)  # the second chunk was never taken
+        assert chunk is not None and chunk.index == 1 and not chunk.reclaimed
 
     asyncio.run(go())

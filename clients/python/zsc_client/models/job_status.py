@@ -42,7 +42,7 @@ class JobStatus:
             progress (float): done / total.
             state (JobStatusState):
             total (int): Items in the job.
-            ttl_s (int): The job and its results are kept this long after its last progress.
+            ttl_s (int): The job and its results are kept this long once it has ended (done or cancelled).
             estimated (int | None | Unset): Items asking for calibration "job": chunks whose texts are in the job's sample
                 so far (the estimate pass, before any is answered); null when no item does.
             finished (float | None | Unset):
