@@ -45,16 +45,24 @@ help:
 	@echo "make audit            pip-audit of the image's locked requirements (needs PyPI's JSON API or OSV)"
 	@echo "make cluster N=3       cache and jobs redis + N replicas + nginx on 127.0.0.1:$(CLUSTER_PORT); make cluster-down stops them"
 
-$(BIN)/.installed: pyproject.toml $(CONSTRAINTS)
+# make serve installs what serving and the default model's import need; make test adds the development tools
+SERVE_EXTRAS ?= onnx,import
+DEV_EXTRAS ?= onnx,torch,import,eval,dev
+
+$(BIN)/.serve-installed: pyproject.toml $(CONSTRAINTS)
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (set PYTHON=...)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -c $(CONSTRAINTS) -e ".[onnx,torch,import,eval,dev]" -e ./clients/python
+	$(BIN)/pip install -c $(CONSTRAINTS) -e ".[$(SERVE_EXTRAS)]"
+	touch $@
+
+$(BIN)/.installed: $(BIN)/.serve-installed
+	$(BIN)/pip install -c $(CONSTRAINTS) -e ".[$(DEV_EXTRAS)]" -e ./clients/python
 	touch $@
 
 venv: $(BIN)/.installed
 
-serve: venv
+serve: $(BIN)/.serve-installed
 	$(BIN)/zsc ensure-default
 	$(BIN)/bentoml serve service.http.app:ZeroShotClassifier --host $(HOST) --port $(PORT)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import time
 
 import httpx
@@ -92,10 +93,13 @@ def test_ttl_expiry(tiny_models, redis_server, tmp_path):
     client(redis_server).flushall()
     with nli_server(tiny_models, tmp_path, "ttl", redis_server.url, ZSC_CACHE_TTL_S="1") as url:
         post(url, "where is my parcel", LABELS[:2])
+        written = time.monotonic()
         time.sleep(0.3)
         assert post(url, "where is my parcel", LABELS[:2]).headers["x-cache"] == "hit"
-        time.sleep(1.5)
-        assert post(url, "where is my parcel", LABELS[:2]).headers["x-cache"] == "miss"
+        while (status := post(url, "where is my parcel", LABELS[:2]).headers["x-cache"]) == "hit":
+            assert time.monotonic() - written < 10, "the entries outlived their TTL"
+            time.sleep(0.1)  # a read does not refresh an entry's TTL
+        assert status == "miss" and time.monotonic() - written >= 0.9, "gone at the TTL, not before"
 
 
 def test_new_model_revision_never_reads_old_entries(pair, tiny_models, tiny_checkpoints, redis_server, tmp_path):
@@ -200,11 +204,23 @@ def test_slow_redis_is_skipped(fragile):
     assert counter(url, "zsc_cache_errors_total", tier="redis", kind="read") >= before + 1
 
 
+def wait_for_redis_in_use(url: str, name: str, seconds: float = 20) -> None:
+    """Poll until a text sent twice is a Redis hit the second time (the breaker closed, Redis answering)."""
+    deadline = time.monotonic() + seconds
+    for attempt in itertools.count():
+        text = f"wake the cache {name} {attempt}"
+        post(url, text, LABELS[:2])
+        time.sleep(0.2)  # the write goes to Redis off the request's path
+        if post(url, text, LABELS[:2]).headers["x-cache"] == "hit":
+            return
+        assert time.monotonic() < deadline, f"Redis was not used again within {seconds} s"
+
+
 def test_redis_killed_during_a_burst_then_restarted(fragile, pair):
     bodies = [{"text": f"order {i} arrived broken", "labels": LABELS[: 2 + i % 4]} for i in range(60)]
     expected = _reference_scores(pair[0], bodies)  # the same model elsewhere
     url = fragile.url
-    time.sleep(2.5)  # past the breaker's backoff, should an earlier test have opened it
+    wait_for_redis_in_use(url, "before")  # past the breaker's backoff, should an earlier test have opened it
     responses = asyncio.run(_burst(url, bodies * 2, during=fragile.redis.kill))
     assert [r.status_code for r in responses] == [200] * len(responses)
     for body, r in zip(bodies * 2, responses):
@@ -212,10 +228,7 @@ def test_redis_killed_during_a_burst_then_restarted(fragile, pair):
 
     # Redis back on the same port: once the breaker lets a probe through, the cache is used again
     fragile.restart_redis()
-    time.sleep(2.5)  # past the breaker's backoff
-    post(url, "wake the cache", LABELS[:2])  # the probe closes the breaker
-    time.sleep(0.3)
-    assert post(url, "wake the cache", LABELS[:2]).headers["x-cache"] == "hit"
+    wait_for_redis_in_use(url, "wake")  # once the breaker lets a probe through, the cache is used again
     redis_hits = counter(url, "zsc_cache_requests_total", tier="redis", result="hit")
     assert redis_hits >= 2, "Redis is used again after it came back"
     assert client(fragile.redis).dbsize() > 0

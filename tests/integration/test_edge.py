@@ -238,9 +238,13 @@ def test_the_openai_sdk_gets_its_exceptions_from_the_edge(locked):
     assert info.value.code == "payload_too_large" and info.value.type == "invalid_request_error"
 
 
+# a key of its own for each test on the limited server: no test waits for another's bucket to refill
+RATE_KEYS = {name: f"zsc-rate-{name}-5e0c1d" for name in ("burst", "sdk", "sdk-retrying")}
+
+
 @pytest.fixture(scope="module")
 def limited(tiny_models, tmp_path_factory):
-    """One key, 2 requests/s with a burst of 3, and at most 2 requests in flight."""
+    """Keys of their own, 2 requests/s with a burst of 3 each, and at most 2 requests in flight."""
     log = tmp_path_factory.mktemp("edge") / "limited.log"
     env = {
         **tiny_server_env(tiny_models),
@@ -249,14 +253,25 @@ def limited(tiny_models, tmp_path_factory):
         "ZSC_RATE_LIMIT_BURST": "3",
         "ZSC_MAX_CONCURRENCY": "2",
     }
-    (log.parent / "keys").write_text(f"# a mounted Secret\n{KEYS[0]}\n")
+    (log.parent / "keys").write_text("# a mounted Secret\n" + "".join(f"{key}\n" for key in RATE_KEYS.values()))
     with bento_server(env, log) as url:
         yield url, log.parent / "keys", log
 
 
+def wait_until(check, seconds: float, what: str):
+    """Poll ``check()`` until it returns something true; fail naming ``what`` past the deadline."""
+    deadline = time.monotonic() + seconds
+    while True:
+        result = check()
+        if result:
+            return result
+        assert time.monotonic() < deadline, f"waited {seconds} s for {what}"
+        time.sleep(0.1)
+
+
 def test_rate_limit_is_429_with_retry_after_per_key(limited):
     url, _, _ = limited
-    statuses = [call(url, "POST", "/classify", BODY, KEYS[0]) for _ in range(6)]
+    statuses = [call(url, "POST", "/classify", BODY, RATE_KEYS["burst"]) for _ in range(6)]
     codes = [r.status_code for r in statuses]
     assert codes[:3] == [200, 200, 200] and 429 in codes[3:], codes
     shed = next(r for r in statuses if r.status_code == 429)
@@ -268,31 +283,33 @@ def test_the_openai_sdk_gets_a_rate_limit_error_with_retry_after(limited):
     import openai
 
     url, _, _ = limited
-    time.sleep(2)  # the bucket refills after the test above
-    client = openai_client(url, KEYS[0])
+    client = openai_client(url, RATE_KEYS["sdk"])
     with pytest.raises(openai.RateLimitError) as info:
         for _ in range(8):
             client.decisions.create(**{**DECISION, "model": "tiny-hf"})
     error = info.value
     assert error.code == "rate_limit_exceeded" and error.type == "rate_limit_error"
     assert 1 <= float(error.response.headers["retry-after"]) <= 120  # the SDK honours it, then retries
-    time.sleep(2)  # and the bucket refills for the test below
-    retrying = openai.OpenAI(base_url=f"{url}/v1", api_key=KEYS[0], max_retries=2)
+    retrying = openai.OpenAI(base_url=f"{url}/v1", api_key=RATE_KEYS["sdk-retrying"], max_retries=2)
     answers = [retrying.decisions.create(**{**DECISION, "model": "tiny-hf"}) for _ in range(6)]  # waits, no error
     assert all(a.answers[0].type == "predicate" for a in answers)
-    time.sleep(2)
 
 
 def test_in_flight_bound_is_429_with_retry_after(limited):
     url, keys, log = limited
-    keys.write_text(f"{KEYS[0]}\n{KEYS[1]}\n")  # rotation through the file: the second key becomes valid
+    # rotation through the file: three new keys become valid (the file is looked at every 2 s); each has a
+    # burst of 3 and sends 2 requests, so the rate limit is not what answers here
+    fresh = [f"zsc-flight-{i}-2b7d40" for i in range(3)]
+    keys.write_text("".join(f"{key}\n" for key in [*RATE_KEYS.values(), *fresh]))
+    for key in fresh:  # a 401 costs a key nothing; the one 200 costs it one of its burst
+        wait_until(
+            lambda key=key: call(url, "GET", "/label_sets", None, key).status_code == 200, 10, "the rotated keys"
+        )
     heavy = {"items": [{"text": f"text {i} " * 60, "labels": [f"l{k}" for k in range(16)]} for i in range(64)]}
 
     def send(i: int) -> httpx.Response:
-        # each request its own key... of two: the rate limit (burst 3 per key) is not what answers here
-        return call(url, "POST", "/classify_batch", heavy, KEYS[i % 2])
+        return call(url, "POST", "/classify_batch", heavy, fresh[i % 3])
 
-    time.sleep(3)  # the key file is looked at every 2 s; and both buckets refill
     with ThreadPoolExecutor(6) as pool:
         answers = list(pool.map(send, range(6)))
     codes = sorted(r.status_code for r in answers)
@@ -301,10 +318,17 @@ def test_in_flight_bound_is_429_with_retry_after(limited):
     assert all(int(r.headers["retry-after"]) >= 1 for r in overloaded)
     assert "ZSC_MAX_CONCURRENCY" in overloaded[0].json()["error"]
     assert 200 in codes, codes
+
     # refusals are logged a line a second at most (the first at once), each saying how many it stands for
-    time.sleep(1.5)
-    lines = [line for line in log.read_text().splitlines() if "refused by the in-flight limit" in line]
-    counts = [int(m) for line in lines for m in re.findall(r"429 \((\d+) refused by the in-flight limit since", line)]
+    def refused(line: str) -> list[int]:
+        return [int(m) for m in re.findall(r"429 \((\d+) refused by the in-flight limit since", line)]
+
+    def refusal_lines() -> list[str]:
+        lines = [line for line in log.read_text().splitlines() if "refused by the in-flight limit" in line]
+        return lines if sum(n for line in lines for n in refused(line)) >= len(overloaded) else []
+
+    lines = wait_until(refusal_lines, 5, "the refusals' log lines")
+    counts = [n for line in lines for n in refused(line)]
     assert "POST /classify_batch 429 (1 refused" in lines[0] and len(counts) == len(lines) <= 3, lines
     assert sum(counts) == len(overloaded), lines
 

@@ -79,7 +79,7 @@ def test_a_job_outlives_its_redis_killed_mid_job(tiny_models, stores, tmp_path):
         assert r.status_code == 200, r.text
         r = job_status(url, job["id"])
         assert r.status_code == 503 and r.json()["error_type"] == "job_store_unavailable", r.text
-        time.sleep(max(0.0, 5 - (time.monotonic() - killed_at)))  # a few seconds down
+        time.sleep(max(0.0, 1 - (time.monotonic() - killed_at)))  # down a while: the worker's reads fail meanwhile
 
         jobs["proc"] = start_jobs_redis(jobs["dir"], port)  # the same port, the same append-only files
         store = redis_client.Redis(port=port, decode_responses=True)

@@ -60,8 +60,27 @@ def served(url: str) -> list[dict]:
     return admin(url, "GET", "/models", key=DATA).json()["models"]
 
 
+def serving(admin_server, tags: list[str]) -> str:
+    """Bring the replica to serve ``tags`` (the default first) through its models file, whatever an earlier
+    test left: each test starts from the state it names. Returns the url."""
+    url, models_file = admin_server
+    models_file.write_text(f"# {time.time_ns()}\n" + "".join(f"{tag}\n" for tag in tags))  # a change, always
+
+    def now() -> list[str]:
+        models = served(url)
+        return (
+            [m["tag"] if ":" in tag else m["name"] for m, tag in zip(models, tags)] if len(models) == len(tags) else []
+        )
+
+    deadline = time.monotonic() + 60
+    while now() != tags:
+        assert time.monotonic() < deadline, served(url)
+        time.sleep(0.2)
+    return url
+
+
 def test_only_an_admin_key_may_change_the_models(admin_server, versions):
-    url, _ = admin_server
+    url = serving(admin_server, [versions[0]])
     body = {"json": {"model": versions[1]}}
     assert admin(url, "POST", "/admin/models", key=None, **body).status_code == 401
     wrong = admin(url, "POST", "/admin/models", key="zsc-not-a-key", **body)
@@ -76,7 +95,7 @@ def test_only_an_admin_key_may_change_the_models(admin_server, versions):
 
 
 def test_a_new_revision_replaces_the_old_under_a_steady_stream(admin_server, versions):
-    url, _ = admin_server
+    url = serving(admin_server, [versions[0]])
     outcomes: list[tuple[float, int, str]] = []
     stop = threading.Event()
 
@@ -88,12 +107,21 @@ def test_a_new_revision_replaces_the_old_under_a_steady_stream(admin_server, ver
             i += 1
 
     threads = [threading.Thread(target=stream, args=(w,)) for w in range(4)]
+
+    def answered(after: float) -> int:
+        return sum(1 for at, _, _ in list(outcomes) if at > after)
+
+    def wait_for(count: int, after: float) -> None:
+        deadline = time.monotonic() + 30
+        while answered(after) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+
     for t in threads:
         t.start()
-    time.sleep(1.5)
+    wait_for(20, after=0.0)  # a steady stream on the old revision
     swap = admin(url, "POST", "/admin/models", json={"model": versions[1]})
     swapped_at = time.monotonic()
-    time.sleep(1.5)
+    wait_for(20, after=swapped_at + 0.2)  # and on, well after the swap
     stop.set()
     for t in threads:
         t.join()
@@ -107,8 +135,8 @@ def test_a_new_revision_replaces_the_old_under_a_steady_stream(admin_server, ver
     assert again.status_code == 200 and not again.json()["changed"]
 
 
-def test_a_model_loaded_then_unloaded_gives_its_memory_back(admin_server):
-    url, _ = admin_server
+def test_a_model_loaded_then_unloaded_gives_its_memory_back(admin_server, versions):
+    url = serving(admin_server, [versions[1]])
     loaded = admin(url, "POST", "/admin/models", json={"model": "multilingual-e5-small"})
     assert loaded.status_code == 200, loaded.text
     e5 = loaded.json()["model"]
