@@ -22,10 +22,12 @@ concurrency filter, against a latency the operator states (``ZSC_TARGET_LATENCY_
 It starts where the replica's measured speed puts it: ``initial`` = target x the requests a second one worker
 answers (the engine's measurement at start-up, ``Admission.expect``), so that a sudden overload in the first
 second waits about the target, not whatever a constant allows (64 / ``sharers`` when nothing was measured).
-And it does not wait for a window's end to shrink: when the oldest request in flight is older than the goal
-(CoDel's idea: the sojourn time of what is queued, not the latency of what has finished), the limit drops
-at once to what the replica answered while that request waited, times the goal (Little's law), and the
-window starts afresh (its latencies were admitted under the old limit).
+And it does not wait for a window's end to shrink: when a request arrives at the limit while the oldest one
+in flight is older than the goal (CoDel's idea: the sojourn time of what is queued, not the latency of what
+has finished), the limit drops at once to what the replica answered while that request waited, times the
+goal (Little's law), at most halved; the window starts afresh (its latencies were admitted under the old
+limit), and the next such drop waits for a request admitted under the new one to grow old. Only at the
+limit: one request slow by itself on a replica with room (a long batch) says nothing about its queue.
 
 Latency here is a request's time inside the replica, queue wait included: by Little's law a limit of L
 at a throughput of X requests/s means about L / X of waiting, which is what the goal bounds. A refused
@@ -96,6 +98,7 @@ class AdaptiveLimit:
         self._started: dict[int, Slot] = {}  # in flight, oldest first
         self._done = 0  # requests finished since the start
         self._keys = 0
+        self._shrunk_at = float("-inf")  # the last drop on age
 
     @property
     def current(self) -> int:
@@ -107,9 +110,9 @@ class AdaptiveLimit:
     def try_acquire(self) -> Slot | None:
         """Take a slot, or None when the replica holds its limit (the caller refuses the request)."""
         now = self._clock()
-        self._shrink_on_age(now)
         if self.in_flight >= self.current:
             self._reached = True
+            self._shrink_on_age(now)
             return None
         self._keys += 1
         slot = Slot(idle=self.in_flight == 0, at=now, done_before=self._done, key=self._keys)
@@ -139,21 +142,23 @@ class AdaptiveLimit:
         self._started.pop(slot.key, None)
 
     def _shrink_on_age(self, now: float) -> None:
-        """The oldest request in flight has waited past the goal: the limit drops now to what the replica
-        answered in that time, times the goal (never grows here)."""
+        """At the limit, the oldest request in flight has waited past the goal: the limit drops now to what
+        the replica answered in that time, times the goal, at most halved (never grows here); once per
+        generation of requests (the oldest must have been admitted after the last drop)."""
         oldest = next(iter(self._started.values()), None)
-        if oldest is None:
+        if oldest is None or oldest.at < self._shrunk_at:
             return
         age = now - oldest.at
         goal = self.goal_s()
         if age <= goal:
             return
         rate = (self._done - oldest.done_before) / age
-        wanted = max(float(self.min_limit), rate * goal)
+        wanted = max(float(self.min_limit), rate * goal, self.limit / 2)
         if wanted >= self.limit:
             return
         before = self.current
         self.limit = wanted
+        self._shrunk_at = now
         if self.throughput == 0 and rate > 0:
             self.throughput = rate
         self._latencies.clear()  # admitted under the old limit: the next window judges the new one

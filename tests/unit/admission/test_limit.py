@@ -212,23 +212,39 @@ def test_the_old_start_is_what_it_replaces():
     assert per_second_p99(done, step)[1] > 2 * 0.5
 
 
-def test_the_oldest_request_in_flight_past_the_goal_shrinks_the_limit_at_once():
+def test_at_the_limit_an_oldest_request_past_the_goal_shrinks_the_limit_at_once():
     """No window has closed (too few requests finished); the oldest in flight has waited 2 s while 10
-    finished: the replica answers 5 a second, so on the next arrival the limit drops to 5 x the 1 s goal,
-    not at a window's end."""
+    finished: the replica answers 5 a second, so the arrival that finds the limit full drops it toward
+    5 x the 1 s goal (at most halved), not at a window's end; not again until a request admitted under
+    the new limit is as old."""
     clock = Clock()
     changes: list[int] = []
-    limit = AdaptiveLimit(target_s=1.0, max_limit=256, initial=100, window_requests=1000, clock=clock,
+    limit = AdaptiveLimit(target_s=1.0, max_limit=256, initial=40, window_requests=1000, clock=clock,
                           on_change=changes.append)  # fmt: skip
     slots = [limit.try_acquire() for _ in range(40)]
     for i, slot in enumerate(slots[:10]):
         clock.now = 0.1 * (i + 1)
         limit.release(slot, clock.now)
-    clock.now = 0.9
-    assert limit.try_acquire() is not None and limit.current == 100  # the oldest is within the goal
     clock.now = 2.0
-    assert limit.try_acquire() is None  # 31 in flight, over the new limit
-    assert limit.current == 5 and changes == [5]
+    later = [limit.try_acquire() for _ in range(10)]
+    assert None not in later  # room: an old request alone drops nothing
+    assert limit.current == 40 and limit.try_acquire() is None  # at the limit: now it does
+    assert limit.current == 20 and changes == [20]
+    clock.now = 2.5
+    assert limit.try_acquire() is None and limit.current == 20  # the same old requests: judged once
+    for slot in [*slots[10:40], *later]:
+        limit.release(slot, clock.now)
+    fresh = [limit.try_acquire() for _ in range(20)]  # admitted under the new limit, then stuck
+    clock.now = 4.0
+    assert None not in fresh and limit.try_acquire() is None and limit.current == 10
+
+
+def test_one_slow_request_on_a_replica_with_room_drops_nothing():
+    clock = Clock()
+    limit = AdaptiveLimit(target_s=0.5, max_limit=256, initial=30, clock=clock)
+    limit.try_acquire()  # a 256-item batch, say: 5 s on its own
+    clock.now = 5.0
+    assert limit.try_acquire() is not None and limit.current == 30
 
 
 def test_initial_limit_is_target_over_the_time_per_request():
