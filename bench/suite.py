@@ -365,7 +365,6 @@ def int8_agreement(path, spec, tokenizer, bodies, template) -> dict:
     others (Chinese): an English-only encoder ranks Chinese text near randomly, so its flips there say
     little about quantization, while the multilingual one is meant to hold on both."""
     from service.backends import load_backend
-    from service.backends.files import onnx_path
     from service.core.task import Task
     from service.engine.engine import Engine
 
