@@ -18,6 +18,8 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import os
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -111,7 +113,8 @@ def select_backend(
     clock: Callable[[], float] = time.perf_counter,
 ) -> tuple[Backend, RuntimeChoice]:
     """The backend to serve ``path`` with, loaded, and how it was chosen."""
-    cache = s.runtime_dir() / "openvino"
+    folder = runtime_folder(s)
+    cache = folder / "openvino"
 
     def load(c: Candidate) -> Backend:
         return load_backend(path, spec, c.runtime, s.device, threads, c.precision, cache)
@@ -127,8 +130,8 @@ def select_backend(
         runtime, _, precision = _parts(backend.name)
         return backend, RuntimeChoice(runtime, precision, "only candidate", verified=False)
     key = runtime_memory.choice_key(spec.revision, threads, found)
-    with runtime_memory.exclusive(s.runtime_dir()):
-        record = runtime_memory.recall(s.runtime_dir(), key)
+    with runtime_memory.exclusive(folder):
+        record = runtime_memory.recall(folder, key)
         if record is not None:
             trials = [Trial.from_dict(t) for t in record["trials"]]
             chosen = Candidate(record["runtime"], record["precision"])
@@ -139,8 +142,23 @@ def select_backend(
         cost = _cost(spec, trial.texts_per_s)
         choice = RuntimeChoice(trial.runtime, trial.precision, "measured", True, trials, cost)
         record = {**choice.as_dict(), "trials": [t.as_dict() for t in trials]}
-        runtime_memory.remember(s.runtime_dir(), key, record)
+        runtime_memory.remember(folder, key, record)
         return backend, choice
+
+
+def runtime_folder(s: Settings) -> Path:
+    """ZSC_RUNTIME_CACHE_DIR (or its default under BENTOML_HOME) when it can be written; else a folder in the
+    temporary directory (a read-only home, as Kubernetes runs the image: its /tmp is a volume)."""
+    folder = s.runtime_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if os.access(folder, os.W_OK):
+            return folder
+    except OSError:
+        pass
+    fallback = Path(tempfile.gettempdir()) / "zsc-runtime"
+    log.info("%s cannot be written: compiled models and the runtime choice go to %s", folder, fallback)
+    return fallback
 
 
 def measure(
