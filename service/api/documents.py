@@ -45,6 +45,7 @@ class RuntimeCandidate(BaseModel):
     texts_per_s: float = Field(description="Sample texts (with their labels) per second on this machine.")
     top1_agreement: float = Field(description="Share of the sample whose top label is fp32's.")
     max_score_diff: float = Field(description="The largest score difference from fp32 on the sample.")
+    mean_score_diff: float = Field(description="The mean absolute score difference from fp32 (refused over 0.01).")
     refused: str | None = Field(description="Why it may not serve (answers unlike fp32's, failed, not measured).")
     chosen: bool
 

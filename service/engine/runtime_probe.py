@@ -119,11 +119,11 @@ def select_backend(
     def load(c: Candidate) -> Backend:
         return load_backend(path, spec, c.runtime, s.device, threads, c.precision, cache)
 
-    if s.gpu_expected() or s.runtime != "auto" or s.precision != "auto":
-        backend = load_backend(path, spec, s.runtime, s.device, threads, s.precision, cache)
+    pinned = s.runtime != "auto" or s.precision != "auto"
+    if pinned or s.gpu_expected():
+        backend = load_backend(path, spec, pinned_runtime(s), s.device, threads, s.precision, cache)
         runtime, _, precision = _parts(backend.name)
-        how = "device" if backend.device != "cpu" else "pinned"
-        return backend, RuntimeChoice(runtime, precision, how, verified=False)
+        return backend, RuntimeChoice(runtime, precision, "pinned" if pinned else "device", verified=False)
     found = _candidates(path)
     if len(found) < 2:  # no ONNX export (torch), or nothing to compare with
         backend = load_backend(path, spec, "auto", s.device, threads, "auto", cache)
@@ -132,18 +132,25 @@ def select_backend(
     key = runtime_memory.choice_key(spec.revision, threads, found)
     with runtime_memory.exclusive(folder):
         record = runtime_memory.recall(folder, key)
-        if record is not None:
-            trials = [Trial.from_dict(t) for t in record["trials"]]
-            chosen = Candidate(record["runtime"], record["precision"])
-            speed = next(t.texts_per_s for t in trials if t.candidate == chosen)
-            cost = _cost(spec, speed)
-            return load(chosen), RuntimeChoice(chosen.runtime, chosen.precision, "remembered", True, trials, cost)
+        remembered = _remembered(record, load, spec) if record is not None else None
+        if remembered is not None:
+            return remembered
         backend, trial, trials = measure(found, load, make_engine, sample_tasks(spec), BUDGET_S, clock)
         cost = _cost(spec, trial.texts_per_s)
         choice = RuntimeChoice(trial.runtime, trial.precision, "measured", True, trials, cost)
         record = {**choice.as_dict(), "trials": [t.as_dict() for t in trials]}
         runtime_memory.remember(folder, key, record)
         return backend, choice
+
+
+def pinned_runtime(s: Settings) -> str:
+    """ZSC_RUNTIME, or with ZSC_RUNTIME=auto the runtime that computes ZSC_PRECISION: OpenVINO for bf16 (and
+    fp16 on a CPU), ONNX Runtime for int8; fp32 and auto as before (onnx when exported, else torch)."""
+    if s.runtime != "auto":
+        return s.runtime
+    if s.precision == "bf16" or (s.precision == "fp16" and not s.gpu_expected()):
+        return "openvino"
+    return "onnx" if s.precision == "int8" else "auto"
 
 
 def runtime_folder(s: Settings) -> Path:
@@ -179,7 +186,9 @@ def measure(
     for i, candidate in enumerate(found):
         left = budget_s - (clock() - start) if start is not None else budget_s
         if i > 0 and left <= 0:
-            trials.append(Trial(candidate.runtime, candidate.precision, 0.0, 0.0, 0.0, "not measured: out of time"))
+            trials.append(
+                Trial(candidate.runtime, candidate.precision, 0.0, 0.0, 0.0, 0.0, "not measured: out of time")
+            )
             continue
         share = left / (len(found) - i)
         began = clock()
@@ -200,13 +209,14 @@ def measure(
             if reference is None:
                 raise
             log.warning("%s failed on the sample: %s", candidate, exc)
-            trials.append(Trial(candidate.runtime, candidate.precision, 0.0, 0.0, 0.0, f"failed: {exc}"[:200]))
+            trials.append(Trial(candidate.runtime, candidate.precision, 0.0, 0.0, 0.0, 0.0, f"failed: {exc}"[:200]))
             continue
         log.info("measured %s in %.1f s", candidate, clock() - began)
         if reference is None:
             reference = scores
-        top1, diff = agreement(reference, scores)
-        trial = Trial(candidate.runtime, candidate.precision, round(len(timed) / fastest, 1), top1, round(diff, 5))
+        top1, worst, mean = agreement(reference, scores)
+        speed = round(len(timed) / fastest, 1)
+        trial = Trial(candidate.runtime, candidate.precision, speed, top1, round(worst, 5), round(mean, 6))
         trials.append(trial)
         chosen, _ = choose([trials[0], trial])
         if best is None or (chosen is trial and trial.texts_per_s > best[1].texts_per_s):
@@ -216,6 +226,22 @@ def measure(
     chosen, judged = choose(trials)
     assert best is not None and best[1].candidate == chosen.candidate
     return best[0], chosen, judged
+
+
+def _remembered(
+    record: dict[str, Any], load: Callable[[Candidate], Backend], spec: ModelSpec
+) -> tuple[Backend, RuntimeChoice] | None:
+    """The remembered choice, loaded; None when the record cannot be read or its backend not loaded (the
+    caller measures afresh)."""
+    try:
+        trials = [Trial.from_dict(t) for t in record["trials"]]
+        chosen = Candidate(record["runtime"], record["precision"])
+        speed = next(t.texts_per_s for t in trials if t.candidate == chosen)
+        backend = load(chosen)
+    except Exception as exc:  # an old or damaged record, a graph gone since
+        log.warning("the remembered runtime choice is unusable (%s): measuring again", exc)
+        return None
+    return backend, RuntimeChoice(chosen.runtime, chosen.precision, "remembered", True, trials, _cost(spec, speed))
 
 
 def _cost(spec: ModelSpec, texts_per_s: float) -> float:

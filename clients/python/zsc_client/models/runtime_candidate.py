@@ -25,6 +25,7 @@ class RuntimeCandidate:
         Attributes:
             chosen (bool):
             max_score_diff (float): The largest score difference from fp32 on the sample.
+            mean_score_diff (float): The mean absolute score difference from fp32 (refused over 0.01).
             precision (str): fp32, bf16, fp16 or int8.
             refused (None | str): Why it may not serve (answers unlike fp32's, failed, not measured).
             runtime (str): onnx, openvino or torch.
@@ -34,6 +35,7 @@ class RuntimeCandidate:
 
     chosen: bool
     max_score_diff: float
+    mean_score_diff: float
     precision: str
     refused: None | str
     runtime: str
@@ -49,6 +51,8 @@ class RuntimeCandidate:
         chosen = self.chosen
 
         max_score_diff = self.max_score_diff
+
+        mean_score_diff = self.mean_score_diff
 
         precision = self.precision
 
@@ -67,6 +71,7 @@ class RuntimeCandidate:
         field_dict.update({
             "chosen": chosen,
             "max_score_diff": max_score_diff,
+            "mean_score_diff": mean_score_diff,
             "precision": precision,
             "refused": refused,
             "runtime": runtime,
@@ -84,6 +89,8 @@ class RuntimeCandidate:
         chosen = d.pop("chosen")
 
         max_score_diff = d.pop("max_score_diff")
+
+        mean_score_diff = d.pop("mean_score_diff")
 
         precision = d.pop("precision")
 
@@ -104,6 +111,7 @@ class RuntimeCandidate:
         runtime_candidate = cls(
             chosen=chosen,
             max_score_diff=max_score_diff,
+            mean_score_diff=mean_score_diff,
             precision=precision,
             refused=refused,
             runtime=runtime,
