@@ -124,17 +124,19 @@ def select_backend(
         backend = load_backend(path, spec, pinned_runtime(s), s.device, threads, s.precision, cache)
         runtime, _, precision = _parts(backend.name)
         return backend, RuntimeChoice(runtime, precision, "pinned" if pinned else "device", verified=False)
-    found = _candidates(path)
-    if len(found) < 2:  # no ONNX export (torch), or nothing to compare with
+    runtimes = _installed_graphs(path)
+    if sum(runtimes.values()) < 2:  # no ONNX export (torch), or nothing to compare with
         backend = load_backend(path, spec, "auto", s.device, threads, "auto", cache)
         runtime, _, precision = _parts(backend.name)
         return backend, RuntimeChoice(runtime, precision, "only candidate", verified=False)
-    key = runtime_memory.choice_key(spec.revision, threads, found)
+    # what the candidates depend on, without importing a runtime: a remembered start loads one runtime only
+    key = runtime_memory.choice_key(spec.revision, threads, sorted(k for k, v in runtimes.items() if v))
     with runtime_memory.exclusive(folder):
         record = runtime_memory.recall(folder, key)
         remembered = _remembered(record, load, spec) if record is not None else None
         if remembered is not None:
             return remembered
+        found = _candidates(path)
         backend, trial, trials = measure(found, load, make_engine, sample_tasks(spec), BUDGET_S, clock)
         cost = _cost(spec, trial.texts_per_s)
         choice = RuntimeChoice(trial.runtime, trial.precision, "measured", True, trials, cost)
@@ -247,6 +249,13 @@ def _remembered(
 def _cost(spec: ModelSpec, texts_per_s: float) -> float:
     timed = timed_tasks(sample_tasks(spec))
     return request_seconds(spec, timed, len(timed) / texts_per_s)
+
+
+def _installed_graphs(path: str | Path) -> dict[str, bool]:
+    """Which runtime can run which of the model's graphs here (from files and installed packages alone)."""
+    fp32, int8 = onnx_path(path, "fp32").is_file(), onnx_path(path, "int8").is_file()
+    has_ort, has_ov = installed("onnxruntime"), installed("openvino")
+    return {"onnx fp32": has_ort and fp32, "openvino": has_ov and fp32, "onnx int8": has_ort and int8}
 
 
 def _candidates(path: str | Path) -> list[Candidate]:
