@@ -253,7 +253,7 @@ FULL = Plan(
 )
 SMOKE = Plan(
     models=["minilm-emb", "minilm-nli"],
-    runtimes=["torch", "onnx-fp32"],
+    runtimes=["torch", "onnx-fp32", "openvino-fp32"],
     levels={"minilm-emb": [1, 8], "minilm-nli": [1, 8]},
     duration={"minilm-emb": 3, "minilm-nli": 3},
     warmup={"minilm-emb": 1, "minilm-nli": 1},
