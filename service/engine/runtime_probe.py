@@ -38,7 +38,8 @@ from service.engine.engine import Engine
 log = logging.getLogger("zsc.runtime")
 
 BUDGET_S = 10.0  # the whole measurement once the reference is loaded: every other candidate's loading, all passes
-MAX_PASSES = 2  # timed passes per candidate over half the sample (the fastest counts), after one untimed
+MAX_PASSES = 2  # timed passes per candidate over half the sample (the fastest counts), after one over the other
+OUT_OF_TIME = "not measured: out of time"
 SAMPLE = Path(__file__).resolve().parents[1] / "core" / "runtime_sample.json"
 
 
@@ -83,7 +84,8 @@ def sample_tasks(spec: ModelSpec) -> list[Task]:
 
 
 def timed_tasks(tasks: list[Task]) -> list[Task]:
-    """The part of the sample whose speed is measured: every other item (both languages, every label set)."""
+    """The half of the sample whose speed is measured: every other item (both languages, every label set);
+    the other half warms the candidate up. The answers of both are compared."""
     return tasks[::2]
 
 
@@ -140,8 +142,10 @@ def select_backend(
         backend, trial, trials = measure(found, load, make_engine, sample_tasks(spec), BUDGET_S, clock)
         cost = _cost(spec, trial.texts_per_s)
         choice = RuntimeChoice(trial.runtime, trial.precision, "measured", True, trials, cost)
-        record = {**choice.as_dict(), "trials": [t.as_dict() for t in trials]}
-        runtime_memory.remember(folder, key, record)
+        if any(t.refused == OUT_OF_TIME for t in trials):  # a busy start: the next one measures again
+            log.info("not remembered: %s", OUT_OF_TIME)
+        else:
+            runtime_memory.remember(folder, key, {**choice.as_dict(), "trials": [t.as_dict() for t in trials]})
         return backend, choice
 
 
@@ -182,15 +186,15 @@ def measure(
     judged). A candidate that fails to load or run is refused with its error."""
     start = None
     timed = timed_tasks(tasks)  # speed needs fewer items than answers do
+    warm = tasks[1::2]  # the other half: the untimed pass (the first pays for lazy set-up)
     reference: list[list[float]] | None = None
+    reference_s = 0.0  # what measuring the reference took, once loaded: no candidate is started with less left
     trials: list[Trial] = []
     best: tuple[Backend, Trial] | None = None
     for i, candidate in enumerate(found):
         left = budget_s - (clock() - start) if start is not None else budget_s
-        if i > 0 and left <= 0:
-            trials.append(
-                Trial(candidate.runtime, candidate.precision, 0.0, 0.0, 0.0, 0.0, "not measured: out of time")
-            )
+        if i > 0 and left < reference_s:
+            trials.append(Trial(candidate.runtime, candidate.precision, 0.0, 0.0, 0.0, 0.0, OUT_OF_TIME))
             continue
         share = left / (len(found) - i)
         began = clock()
@@ -199,20 +203,23 @@ def measure(
             if start is None:  # the reference's loading is what a start always paid
                 start = began = clock()
             engine = make_engine(backend)
-            scores = engine.scores(tasks)  # untimed (the first pass pays for lazy set-up): the answers
-            fastest = float("inf")
+            untimed = engine.scores(warm)
+            fastest, answers = float("inf"), []
             for _ in range(MAX_PASSES):
                 t0 = clock()
-                engine.scores(timed)
+                answers = engine.scores(timed)
                 fastest = min(fastest, clock() - t0)
                 if clock() - began >= share:
                     break
+            scores = [row for pair in zip(answers, untimed) for row in pair] + answers[len(untimed) :]
         except Exception as exc:  # a runtime that cannot run this graph here is no candidate
             if reference is None:
                 raise
             log.warning("%s failed on the sample: %s", candidate, exc)
             trials.append(Trial(candidate.runtime, candidate.precision, 0.0, 0.0, 0.0, 0.0, f"failed: {exc}"[:200]))
             continue
+        if i == 0:
+            reference_s = clock() - began
         log.info("measured %s in %.1f s", candidate, clock() - began)
         if reference is None:
             reference = scores
