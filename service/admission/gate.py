@@ -30,6 +30,10 @@ from service.config import Settings
 from service.errors import AtCapacity
 from service.obs import metrics
 
+# The measured start is never below this (per replica, split among its workers): the estimate comes from one
+# short pass at start-up, and a start under the clients of a closed loop that retry a refusal at once turns
+# into a storm of refusals that takes the core from the requests it serves (the limit then learns lower).
+MIN_START = 32
 REPLICA = "*"  # zsc_in_flight_limit's series for what the edge admits up to (one model: its learned limit)
 
 
@@ -83,7 +87,7 @@ class Admission:
                     self.limits[name] = AdaptiveLimit(
                         self.target_s,
                         self.max_in_flight,
-                        initial=initial_limit(self.target_s, cost) if cost else None,
+                        initial=max(initial_limit(self.target_s, cost), MIN_START // self.sharers) if cost else None,
                         sharers=self.sharers,
                         on_change=self._gauge(name),
                     )

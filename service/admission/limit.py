@@ -20,9 +20,9 @@ concurrency filter, against a latency the operator states (``ZSC_TARGET_LATENCY_
 - always within ``[min_limit, max_limit]`` (``ZSC_MAX_CONCURRENCY`` stays the hard upper bound).
 
 It starts where the replica's measured speed puts it: ``initial`` = target x the requests a second one worker
-computes (the engine's measurement at start-up, ``Admission.expect``; ``initial_limit``), so that a sudden
-overload in the first second waits within the bound, not whatever a constant allows (64 / ``sharers`` when
-nothing was measured).
+computes (the engine's measurement at start-up, ``Admission.expect``; ``initial_limit``; never under 32 /
+``sharers``: ``gate.MIN_START``), so that a sudden overload in the first second waits within the bound, not
+whatever a constant allows (64 / ``sharers`` when nothing was measured).
 And it does not wait for a window's end to shrink: when a request arrives at the limit while the oldest one
 in flight is older than the goal (CoDel's idea: the sojourn time of what is queued, not the latency of what
 has finished), the limit drops at once to what the replica answered while that request waited, times the

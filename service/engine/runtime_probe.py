@@ -99,11 +99,14 @@ def request_seconds(spec: ModelSpec, tasks: list[Task], seconds: float) -> float
 
 
 def measure_request(engine: Engine) -> float:
-    """``request_seconds`` from one timed pass over a quarter of the sample (a warmed-up engine)."""
+    """``request_seconds`` from a quarter of the sample: the faster of two passes (the first meets new shapes)."""
     tasks = sample_tasks(engine.spec)[::4]
-    t0 = time.perf_counter()
-    engine.scores(tasks)
-    return request_seconds(engine.spec, tasks, time.perf_counter() - t0)
+    fastest = float("inf")
+    for _ in range(2):
+        t0 = time.perf_counter()
+        engine.scores(tasks)
+        fastest = min(fastest, time.perf_counter() - t0)
+    return request_seconds(engine.spec, tasks, fastest)
 
 
 def select_backend(
