@@ -3,8 +3,12 @@ concurrency, alternated A, B, A, B, ... so that a noisy machine's drift falls on
 
     git worktree add ../wt-base <commit>
     .venv/bin/python -m bench.ab --base ../wt-base               # /classify at 32 clients, 4 rounds of 20 s
+    # this checkout against itself with other settings: the default runtime against ONNX Runtime fp32, each
+    # server pinned to CPU 0 and the load generator to CPU 1
+    .venv/bin/python -m bench.ab --base-env ZSC_RUNTIME=onnx --base-env ZSC_PRECISION=fp32 --cpus 0 --loadgen-cpus 1
 
-``--base`` is another checkout (a ``git worktree`` of the commit to compare with); "head" is this one. Each
+``--base`` is another checkout (a ``git worktree`` of the commit to compare with; default: this one, then
+``--base-env`` says what differs); "head" is this one (``--head-env``: settings of its own). Each
 is served by `bentoml serve` from its own directory (the same model store, the same CPUs), both started
 once (the idle one waits while the other is measured) and warmed up each round; every round sends fresh
 texts (a new seed: no cache hit) from ``--clients`` closed-loop clients for ``--seconds``; what counts is
@@ -27,6 +31,7 @@ from bench.suite import make_bodies
 from harness import ROOT
 from harness.cpus import allowed_cpus, format_cpus, parse_cpus
 from harness.launchers import bento_serve
+from harness.machine import machine_info
 from harness.net import free_port
 from harness.process import running
 from harness.progress import say
@@ -43,7 +48,10 @@ def bodies(n: int, seed: int, n_labels: int) -> list[dict]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--base", type=Path, required=True, help="the other checkout (e.g. a git worktree)")
+    p.add_argument("--base", type=Path, default=ROOT, help="the other checkout (e.g. a git worktree); default this one")
+    p.add_argument("--base-env", action="append", default=[], metavar="ZSC_X=V", help="a setting of the base side")
+    p.add_argument("--head-env", action="append", default=[], metavar="ZSC_X=V", help="a setting of the head side")
+    p.add_argument("--loadgen-cpus", help="CPUs for this process, the load generator (default: not pinned)")
     p.add_argument("--clients", type=int, default=32)
     p.add_argument("--seconds", type=float, default=20.0)
     p.add_argument("--rounds", type=int, default=4, help="per checkout")
@@ -55,7 +63,12 @@ def main() -> None:
     a.out = a.out.resolve()  # the servers run from other directories
     ensure_default(os.environ)
     cpus = parse_cpus(a.cpus) if a.cpus else allowed_cpus()
+    if a.loadgen_cpus:  # the servers' children are pinned by the harness; this process keeps to its own
+        os.sched_setaffinity(0, parse_cpus(a.loadgen_cpus))
     sides = {"base": a.base.resolve(), "head": ROOT}
+    if sides["base"] == sides["head"] and a.base_env == a.head_env:
+        p.error("--base is this checkout: give the sides different settings (--base-env, --head-env)")
+    own = {"base": a.base_env, "head": a.head_env}
     a.out.mkdir(parents=True, exist_ok=True)
     say(f"A/B on {format_cpus(cpus)}: /classify at {a.clients} clients, {a.rounds} x {a.seconds:g} s each")
     results: dict[str, list[dict]] = {name: [] for name in sides}
@@ -64,7 +77,7 @@ def main() -> None:
     say(f"servers' logs under {servers}")
     for name, checkout in sides.items():
         port = free_port()
-        settings = dict(kv.split("=", 1) for kv in a.env)
+        settings = dict(kv.split("=", 1) for kv in [*a.env, *own[name]])
         member = bento_serve(f"ab-{name}", port, servers / name, settings, cpus=cpus, log=servers / f"{name}.log")
         members[name] = replace(member, cwd=checkout, env={**member.env, "PYTHONPATH": str(checkout)})
     seed = int(time.time())
@@ -89,13 +102,21 @@ def main() -> None:
         "seconds": a.seconds,
         "base": str(sides["base"]),
         "settings": a.env,
+        "side_settings": own,
+        "cpus": format_cpus(cpus),
+        "loadgen_cpus": a.loadgen_cpus or "not pinned",
+        "machine": machine_info(),
         "rounds": results,
         "median_rps": med,
         "ratio_head_to_base": round(med["head"] / med["base"], 3),
     }
     (a.out / "ab.json").write_text(json.dumps(summary, indent=2) + "\n")
     settings = ", ".join(a.env) or "defaults"
-    lines = [f"# A/B: /classify at {a.clients} clients", "", f"base: `{sides['base']}`; settings: {settings}", ""]
+    info = summary["machine"]
+    lines = [f"# A/B: /classify at {a.clients} clients", "", f"base: `{sides['base']}`; settings: {settings}; "
+             f"base's own: {', '.join(a.base_env) or 'none'}; head's own: {', '.join(a.head_env) or 'none'}", "",
+             f"{info['cpu']}; flags of note: {' '.join(info['cpu_flags']) or 'none'}; servers on CPUs "
+             f"{format_cpus(cpus)}, load generator on {a.loadgen_cpus or 'any'}", ""]  # fmt: skip
     lines += table(
         ["round", "side", "answered/s (200)", "p50 ms", "p95 ms", "failed"],
         [[x["round"], n, x["rps"], f"{x['p50_ms']:.0f}", f"{x['p95_ms']:.0f}", x["failures"]]

@@ -47,7 +47,26 @@ from loadtest.loadgen import run_load  # noqa: E402
 from loadtest.models import MODELS, BenchModel, ensure_imported  # noqa: E402
 from loadtest.workload import load_rows, request_body  # noqa: E402
 
-RUNTIMES = {"torch": ("torch", "fp32"), "onnx-fp32": ("onnx", "fp32"), "onnx-int8": ("onnx", "int8")}
+RUNTIMES = {
+    "torch": ("torch", "fp32"),
+    "onnx-fp32": ("onnx", "fp32"),
+    "onnx-int8": ("onnx", "int8"),
+    "openvino-fp32": ("openvino", "fp32"),
+    "openvino-bf16": ("openvino", "bf16"),
+    "openvino-fp16": ("openvino", "fp16"),
+}
+
+
+def runs_here(rt: str) -> bool:
+    """Whether this machine runs the runtime natively (OpenVINO's bf16 and fp16 need the CPU's flags: the
+    same rule ZSC_RUNTIME=auto applies, ``core.runtime_choice.candidates``)."""
+    from service.core.runtime_choice import NATIVE
+    from service.engine.runtime_memory import cpu_info
+
+    runtime, precision = RUNTIMES[rt]
+    if runtime != "openvino" or precision == "fp32":
+        return True
+    return any(flag in cpu_info()[1] for flag in NATIVE[precision])
 
 
 # -- workload ------------------------------------------------------------------------------------------
@@ -185,7 +204,7 @@ def measure_service(env: dict[str, str], model: BenchModel, runtime: tuple[str, 
         **env,
         "ZSC_MODEL": model.name,
         "ZSC_RUNTIME": runtime[0],
-        "ZSC_ONNX_VARIANT": runtime[1],
+        "ZSC_PRECISION": runtime[1],
         "ZSC_CACHE_LOCAL_ENTRIES": "0",
         "ZSC_REDIS_URL": "",
     }
@@ -234,7 +253,7 @@ FULL = Plan(
 )
 SMOKE = Plan(
     models=["minilm-emb", "minilm-nli"],
-    runtimes=["torch", "onnx-fp32"],
+    runtimes=["torch", "onnx-fp32", "openvino-fp32"],
     levels={"minilm-emb": [1, 8], "minilm-nli": [1, 8]},
     duration={"minilm-emb": 3, "minilm-nli": 3},
     warmup={"minilm-emb": 1, "minilm-nli": 1},
@@ -248,7 +267,10 @@ SMOKE = Plan(
 
 
 def machine() -> dict:
-    return {**machine_info(), **versions(("torch", "onnxruntime", "transformers", "bentoml"), servers=False)}
+    return {
+        **machine_info(),
+        **versions(("torch", "onnxruntime", "openvino", "transformers", "bentoml"), servers=False),
+    }
 
 
 def bench_env(work: Path) -> dict[str, str]:
@@ -261,6 +283,7 @@ def bench_env(work: Path) -> dict[str, str]:
 
 def run(plan: Plan, out_dir: Path, work: Path) -> dict:
     from service.backends import load_backend
+    from service.backends.files import onnx_path
     from service.core.model_spec import ModelSpec
     from service.engine.engine import Engine
     from service.engine.tokenization import Tokenizer
@@ -284,9 +307,11 @@ def run(plan: Plan, out_dir: Path, work: Path) -> dict:
         }
         seq_per_req = plan.n_labels if spec.kind == "nli" else 1
         say(f"{name}: {model.description}")
-        for rt in plan.runtimes:
+        for rt in [rt for rt in plan.runtimes if runs_here(rt)]:
             runtime = RUNTIMES[rt]
-            backend = load_backend(path, spec, runtime[0], "cpu", 0, runtime[1])
+            if runtime[0] == "onnx" and not onnx_path(path, runtime[1]).is_file():
+                continue  # a graph this model was not exported with
+            backend = load_backend(path, spec, runtime[0], "cpu", 0, runtime[1], work / "openvino")
             engine = Engine(spec, tokenizer, backend, token_budget=8192, max_rows=256)
             overhead = engine.calibrate()  # as the service does at start-up
             ceiling = measure_ceiling(backend, tokenizer, spec, bodies[:512], template, plan.inproc_s, overhead)
@@ -401,7 +426,8 @@ def markdown(results: dict) -> str:
     m = results["machine"]
     lines = [
         f"Machine: {m['cpu']}, {m['cpus']} cores; Python {m['python']}, torch {m['torch']}, "
-        f"onnxruntime {m['onnxruntime']}, transformers {m['transformers']}, BentoML {m['bentoml']}. "
+        f"onnxruntime {m['onnxruntime']}, openvino {m.get('openvino', '-')}, transformers {m['transformers']}, "
+        f"BentoML {m['bentoml']}. CPU flags of note: {' '.join(m.get('cpu_flags', [])) or 'none'}. "
         f"Load generator on the same cores. Run took {(results['finished'] - results['started']) / 60:.1f} min.",
         "",
         "Throughput in model sequences/s ((text, label) pairs for NLI, texts for the embedding model); "

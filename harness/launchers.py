@@ -92,9 +92,12 @@ def bento_serve(
 ) -> Member:
     """``bentoml serve`` on loopback with a BentoML home of its own (``workdir/bentoml_home``) whose
     ``models`` links to the caller's model store: BentoML wipes ``$BENTOML_HOME/prometheus_multiproc_dir``
-    at start, so servers that shared a home would erase each other's metrics."""
+    at start, so servers that shared a home would erase each other's metrics. The runtime each model runs on
+    (``ZSC_RUNTIME=auto``: measured once, then remembered) is kept beside the store, shared like it, unless
+    ``ZSC_RUNTIME_CACHE_DIR`` says where."""
     env = {**os.environ, **(env or {}), **QUIET_ENV}
     store = model_store(env)
+    env.setdefault("ZSC_RUNTIME_CACHE_DIR", str(store.parent / "zsc-runtime"))
     home = workdir / "bentoml_home"
     home.mkdir(parents=True, exist_ok=True)
     if not (home / "models").exists():

@@ -14,7 +14,9 @@ from .cpus import allowed_cpus
 from .launchers import system_bin
 from .process import HarnessError, run_command
 
-PACKAGES = ("bentoml", "locust", "onnxruntime", "torch", "transformers")
+PACKAGES = ("bentoml", "locust", "onnxruntime", "openvino", "torch", "transformers")
+# the CPU features that decide which runtime and precision serve fastest (ZSC_RUNTIME=auto)
+FLAGS_OF_NOTE = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_bf16", "amx_int8", "amx_fp16")
 
 
 def machine_info() -> dict:
@@ -23,11 +25,20 @@ def machine_info() -> dict:
         cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
     return {
         "cpu": cpu,
+        "cpu_flags": cpu_flags(),
         "cpus": len(allowed_cpus()),
         "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
         "kernel": platform.release(),
         "os": _os_name(),
     }
+
+
+def cpu_flags() -> list[str]:
+    """The flags of note this CPU has (``FLAGS_OF_NOTE``), read from /proc/cpuinfo as the service reads them."""
+    from service.engine.runtime_memory import cpu_info
+
+    _, flags = cpu_info()
+    return [f for f in FLAGS_OF_NOTE if f in flags]
 
 
 def versions(packages: tuple[str, ...] = PACKAGES, servers: bool = True) -> dict[str, str]:

@@ -26,13 +26,14 @@ from typing import Any
 from service.admission.gate import Admission
 from service.api.decisions import DecisionLimits
 from service.api.limits import RequestLimits
-from service.backends import load_backend
+from service.backends import Backend
 from service.config import Settings
 from service.core.calibration import CalibrationConfig
 from service.core.decisions import calibration_for, load_calibrations
 from service.core.model_spec import ModelSpec, StoredModel
 from service.engine.batcher import AdaptiveBatcher, Queue
 from service.engine.engine import Engine
+from service.engine.runtime_probe import measure_request, select_backend
 from service.engine.tokenization import Tokenizer
 from service.jobs.activity import ClusterActivity, local_only
 from service.jobs.items import classify_items
@@ -135,11 +136,13 @@ def build(
         else None
     )
 
+    admission = admission or Admission.from_settings(s)
+
     def serve(stored: StoredModel) -> ServedModel:
-        return _served_model(s, stored, queue, redis, label_sets, store)
+        return _served_model(s, stored, queue, redis, label_sets, store, admission)
 
     served = [serve(model) for model in models]
-    registry = ModelRegistry(served, label_sets, admission or Admission.from_settings(s))
+    registry = ModelRegistry(served, label_sets, admission)
     manager = ModelManager(s, registry, serve, find_stored)
     jobs, activity = _jobs(s, registry)
     return Components(s, registry, label_sets, jobs, redis, store, manager, activity, decisions=_decisions(s, registry))
@@ -169,26 +172,38 @@ def _served_model(
     redis: RedisTier | None,
     label_sets: dict[str, LabelSet],
     calibration_store: CalibrationStore | None,
+    admission: Admission,
 ) -> ServedModel:
     before = resident_mb()
     spec = ModelSpec.from_metadata(model.metadata)
     name = model.tag.split(":")[0]
     # several workers share the cores this process may use: size each worker's thread pool to its share
     threads = s.cpu_threads or max(1, len(os.sched_getaffinity(0)) // s.workers)
-    backend = load_backend(model.path, spec, s.runtime, s.device, threads, s.onnx_variant)
+    tokenizer = Tokenizer.load(model.path, spec.max_length)
+
+    def make_engine(backend: Backend) -> Engine:
+        batching = s.batching(backend.device)
+        return Engine(
+            spec,
+            tokenizer,
+            backend,
+            token_budget=batching.token_budget,
+            max_rows=batching.max_rows,
+            batch_overhead_tokens=s.batch_overhead_tokens if s.batch_overhead_tokens >= 0 else 64,
+        )
+
+    backend, choice = select_backend(s, model.path, spec, threads, make_engine)
+    log.info("runtime for %s: %s", name, choice.describe())
+    metrics.model_info(name, choice.runtime, choice.precision, choice.how)
     batching = s.batching(backend.device)
-    engine = Engine(
-        spec,
-        Tokenizer.load(model.path, spec.max_length),
-        backend,
-        token_budget=batching.token_budget,
-        max_rows=batching.max_rows,
-        batch_overhead_tokens=max(s.batch_overhead_tokens, 0),
-    )
+    engine = make_engine(backend)
     log.info("loaded %s (%s) on %s; warming up", model.tag, spec.kind, backend.name)
     row_width = engine.warmup()
     if s.batch_overhead_tokens < 0:
         log.info("forward-pass overhead measured at %d tokens", engine.calibrate())
+    # what one request costs this worker, for the in-flight limit's start: from the sample's speed when the
+    # runtime was measured, else from one timed pass over a few of its texts
+    admission.expect(name, choice.request_s or measure_request(engine))
     log.info("batching %s on %s: %s", name, backend.device, batching)
     metrics.engine_series(name)
     batcher = AdaptiveBatcher(
@@ -214,7 +229,8 @@ def _served_model(
     pipeline = Pipeline(model.tag, spec, engine.tokenizer, scorer, label_sets, RequestLimits.from_settings(s), traffic)
     used = max(0.0, resident_mb() - before)  # the collector may give back more than a small model takes
     log.info("serving %s: %.0f MB resident", model.tag, used)
-    return ServedModel(name, model.tag, spec, pipeline, used, ModelComponents(engine, batcher, scorer), model.created)
+    components = ModelComponents(engine, batcher, scorer)
+    return ServedModel(name, model.tag, spec, pipeline, used, components, model.created, choice.as_dict())
 
 
 def _jobs(s: Settings, models: ModelRegistry) -> tuple[JobManager, ClusterActivity | None]:

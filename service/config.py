@@ -17,10 +17,13 @@ from typing import Any, Literal, get_args, get_origin
 from urllib.parse import urlsplit, urlunsplit
 
 Device = Literal["auto", "cpu", "cuda"]
-Runtime = Literal["auto", "torch", "onnx"]
-OnnxVariant = Literal["auto", "fp32", "int8", "fp16"]
+Runtime = Literal["auto", "onnx", "openvino", "torch"]
+Precision = Literal["auto", "fp32", "bf16", "fp16", "int8"]
 
 DEFAULT_MODEL = "multilingual-e5-small"
+# what each runtime computes in: onnx's int8 is the quantized graph the import writes, fp16 its CUDA graph;
+# openvino's bf16 and fp16 are its own inference precision over the fp32 graph; torch is fp32 (fp16 on CUDA)
+RUNTIME_PRECISIONS = {"onnx": ("fp32", "int8", "fp16"), "openvino": ("fp32", "bf16", "fp16"), "torch": ("fp32", "fp16")}
 
 
 @dataclass(frozen=True)
@@ -83,13 +86,22 @@ class Settings:
     )
     device: Device = _doc("Where the backend runs: auto picks cuda when a GPU is visible, else cpu.", default="auto")
     runtime: Runtime = _doc(
-        "Inference runtime: onnx (ONNX Runtime), torch, or auto = onnx when the model has an ONNX export.",
+        "Inference runtime: onnx (ONNX Runtime), openvino, torch, or auto: on a CPU the fastest of the runtimes "
+        "and precisions this machine supports whose answers agree with fp32 on a built-in sample (measured at the "
+        "first start, remembered per model revision and CPU); on a GPU onnx when the model has an ONNX export, "
+        "else torch. Setting it (or ZSC_PRECISION) pins the choice: nothing is measured.",
         default="auto",
     )
-    onnx_variant: OnnxVariant = _doc(
-        "ONNX graph: fp32, int8 (dynamic quantization: faster on CPU, slightly different scores), fp16 "
-        "(CUDA), or auto = fp16 on a GPU when exported, else fp32.",
+    precision: Precision = _doc(
+        "Arithmetic of the forward pass: fp32; bf16 and fp16 (openvino's inference precision; fp16 is the ONNX "
+        "graph on a GPU); int8 (ONNX Runtime's dynamically quantized graph: faster, scores differ); or auto: "
+        "chosen with ZSC_RUNTIME=auto, else the runtime's fp32 (fp16 on a GPU when exported).",
         default="auto",
+    )
+    runtime_cache_dir: str = _doc(
+        "Writable folder for OpenVINO's compiled models (a restart does not compile again) and the remembered "
+        "auto choice; empty = zsc-runtime under BENTOML_HOME (~/bentoml when unset).",
+        default="",
     )
     cpu_threads: int = _doc(
         "Intra-op threads per worker for the CPU backend; 0 = this process's cores divided by ZSC_WORKERS.", default=0
@@ -357,6 +369,11 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
+        if env.get("ZSC_ONNX_VARIANT"):
+            raise ValueError(
+                f"ZSC_ONNX_VARIANT={env['ZSC_ONNX_VARIANT']} is gone: set ZSC_PRECISION (auto, fp32, bf16, fp16, int8) "
+                "and ZSC_RUNTIME (auto, onnx, openvino, torch) instead, e.g. ZSC_RUNTIME=onnx ZSC_PRECISION=int8"
+            )
         values: dict[str, Any] = {}
         for f in dataclasses.fields(cls):
             raw = env.get(f"ZSC_{f.name.upper()}")
@@ -453,6 +470,11 @@ class Settings:
                 f"ZSC_JOB_MAX_MB ({self.job_max_mb}): a body that size could never be received"
             )
         self._check_aliases()
+        allowed = RUNTIME_PRECISIONS.get(self.runtime)
+        if allowed is not None and self.precision != "auto" and self.precision not in allowed:
+            raise ValueError(
+                f"ZSC_RUNTIME={self.runtime} runs {', '.join(allowed)}, not ZSC_PRECISION={self.precision}"
+            )
         if self.batches_in_flight > 4:
             raise ValueError("ZSC_BATCHES_IN_FLIGHT must be at most 4: more only queues work and memory")
 
@@ -519,8 +541,18 @@ class Settings:
         """ZSC_TARGET_LATENCY_MS, or the device's default (0); 0 when no limit is to be learned (-1)."""
         if self.target_latency_ms:
             return max(0, self.target_latency_ms)
-        gpu = self.device == "cuda" or (self.device == "auto" and Path("/dev/nvidiactl").exists())
-        return 250 if gpu else 500
+        return 250 if self.gpu_expected() else 500
+
+    def gpu_expected(self) -> bool:
+        """Whether the backend will run on a GPU: ZSC_DEVICE=cuda, or auto on a machine with NVIDIA's driver."""
+        return self.device == "cuda" or (self.device == "auto" and Path("/dev/nvidiactl").exists())
+
+    def runtime_dir(self) -> Path:
+        """ZSC_RUNTIME_CACHE_DIR, else zsc-runtime under BentoML's home."""
+        if self.runtime_cache_dir:
+            return Path(self.runtime_cache_dir)
+        home = os.environ.get("BENTOML_HOME") or str(Path.home() / "bentoml")
+        return Path(home) / "zsc-runtime"
 
     def max_in_flight_per_worker(self) -> int:
         """ZSC_MAX_CONCURRENCY divided among the workers, as BentoML divided its own (0 = unlimited)."""

@@ -25,11 +25,15 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from service.admission.limit import AdaptiveLimit, Slot
+from service.admission.limit import AdaptiveLimit, Slot, initial_limit
 from service.config import Settings
 from service.errors import AtCapacity
 from service.obs import metrics
 
+# The measured start is never below this (per replica, split among its workers): the estimate comes from one
+# short pass at start-up, and a start under the clients of a closed loop that retry a refusal at once turns
+# into a storm of refusals that takes the core from the requests it serves (the limit then learns lower).
+MIN_START = 32
 REPLICA = "*"  # zsc_in_flight_limit's series for what the edge admits up to (one model: its learned limit)
 
 
@@ -62,6 +66,7 @@ class Admission:
         self.retry_after_s = retry_after_s
         self._clock = clock
         self.limits: dict[str, AdaptiveLimit] = {}
+        self.request_s: dict[str, float] = {}  # each model's measured cost of a request, seconds
         self.served: tuple[str, ...] = ()
         self.in_flight = 0
 
@@ -78,13 +83,23 @@ class Admission:
         if self.target_s is not None and self.max_in_flight:
             for name in self.served:
                 if name not in self.limits:
+                    cost = self.request_s.get(name)
                     self.limits[name] = AdaptiveLimit(
-                        self.target_s, self.max_in_flight, sharers=self.sharers, on_change=self._gauge(name)
+                        self.target_s,
+                        self.max_in_flight,
+                        initial=max(initial_limit(self.target_s, cost), MIN_START // self.sharers) if cost else None,
+                        sharers=self.sharers,
+                        on_change=self._gauge(name),
                     )
                     self._gauge(name)(self.limits[name].current)
             for name in [n for n in self.limits if n not in self.served]:
                 del self.limits[name]
         self._gauge(REPLICA)(self.edge_limit())
+
+    def expect(self, model: str, request_s: float) -> None:
+        """A model about to be served costs this worker about ``request_s`` per request (measured at start-up):
+        its learned limit, when first made, starts from it (``limit.initial_limit``)."""
+        self.request_s[model] = request_s
 
     def edge_limit(self) -> int:
         """What ``enter`` admits up to: the one model's learned limit, else the hard bound (0: none)."""

@@ -19,13 +19,16 @@ concurrency filter, against a latency the operator states (``ZSC_TARGET_LATENCY_
   closes on the requests at the front of the queue, fast ones, while the rest still wait;
 - always within ``[min_limit, max_limit]`` (``ZSC_MAX_CONCURRENCY`` stays the hard upper bound).
 
-It starts at ``initial`` (64 / sharers: the ``sharers`` processes on the same device, a replica's workers,
-split what a replica takes at once; 64 per worker on a 2-worker replica answering 109 requests/s held
-128, and the first second of an overload waited 1.3 s). A start taken from the no-load latency (goal /
-the quickest idle request) was tried and dropped: on a batching replica the only idle requests are often
-the first of a burst, slow because their batch is full, and a healthy replica refused bursts of 16 (CI,
-``test_cache.py``). So a replica that answers fewer than 64 / target requests a second waits longer than
-the goal in the first second of a sudden overload, until the first windows bring the limit down.
+It starts where the replica's measured speed puts it: ``initial`` = target x the requests a second one worker
+computes (the engine's measurement at start-up, ``Admission.expect``; ``initial_limit``; never under 32 /
+``sharers``: ``gate.MIN_START``), so that a sudden overload in the first second waits within the bound, not
+whatever a constant allows (64 / ``sharers`` when nothing was measured).
+And it does not wait for a window's end to shrink: when a request arrives at the limit while the oldest one
+in flight is older than the goal (CoDel's idea: the sojourn time of what is queued, not the latency of what
+has finished), the limit drops at once to what the replica answered while that request waited, times the
+goal (Little's law), at most halved; the window starts afresh (its latencies were admitted under the old
+limit), and the next such drop waits for a request admitted under the new one to grow old. Only at the
+limit: one request slow by itself on a replica with room (a long batch) says nothing about its queue.
 
 Latency here is a request's time inside the replica, queue wait included: by Little's law a limit of L
 at a throughput of X requests/s means about L / X of waiting, which is what the goal bounds. A refused
@@ -44,9 +47,21 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Slot:
-    """A request taken in: whether it found the replica idle (its latency is then the no-load latency)."""
+    """A request taken in: whether it found the replica idle (its latency is then the no-load latency), when,
+    and how many requests had finished by then."""
 
     idle: bool
+    at: float = 0.0
+    done_before: int = 0
+    key: int = 0
+
+
+def initial_limit(target_s: float, request_s: float) -> int:
+    """The in-flight limit whose queue waits ``target_s`` at ``request_s`` per request. The estimate is the
+    model's work alone (the engine's, at start-up): the request path around it (HTTP, validation, the
+    answer) makes the real wait longer, by about a third for a small model on one core, still within the
+    bound of twice the target."""
+    return max(1, int(target_s / max(request_s, 1e-6)))
 
 
 class AdaptiveLimit:
@@ -84,6 +99,10 @@ class AdaptiveLimit:
         self._idle: list[float] = []
         self._reached = False
         self._reached_before = False  # the previous window reached the limit too
+        self._started: dict[int, Slot] = {}  # in flight, oldest first
+        self._done = 0  # requests finished since the start
+        self._keys = 0
+        self._shrunk_at = float("-inf")  # the last drop on age
 
     @property
     def current(self) -> int:
@@ -94,10 +113,14 @@ class AdaptiveLimit:
 
     def try_acquire(self) -> Slot | None:
         """Take a slot, or None when the replica holds its limit (the caller refuses the request)."""
+        now = self._clock()
         if self.in_flight >= self.current:
             self._reached = True
+            self._shrink_on_age(now)
             return None
-        slot = Slot(idle=self.in_flight == 0)
+        self._keys += 1
+        slot = Slot(idle=self.in_flight == 0, at=now, done_before=self._done, key=self._keys)
+        self._started[slot.key] = slot
         self.in_flight += 1
         if self.in_flight >= self.current:
             self._reached = True
@@ -106,6 +129,8 @@ class AdaptiveLimit:
     def release(self, slot: Slot, latency_s: float) -> None:
         """A request taken by ``try_acquire`` finished after ``latency_s`` (whatever its answer)."""
         self.in_flight = max(0, self.in_flight - 1)
+        self._started.pop(slot.key, None)
+        self._done += 1
         self._latencies.append(latency_s)
         if slot.idle:
             self._idle.append(latency_s)
@@ -118,6 +143,33 @@ class AdaptiveLimit:
     def abandon(self, slot: Slot) -> None:
         """A slot given back unused (a call refused elsewhere): nothing is measured."""
         self.in_flight = max(0, self.in_flight - 1)
+        self._started.pop(slot.key, None)
+
+    def _shrink_on_age(self, now: float) -> None:
+        """At the limit, the oldest request in flight has waited past the goal: the limit drops now to what
+        the replica answered in that time, times the goal, at most halved (never grows here); once per
+        generation of requests (the oldest must have been admitted after the last drop)."""
+        oldest = next(iter(self._started.values()), None)
+        if oldest is None or oldest.at < self._shrunk_at:
+            return
+        age = now - oldest.at
+        goal = self.goal_s()
+        if age <= goal:
+            return
+        rate = (self._done - oldest.done_before) / age
+        wanted = max(float(self.min_limit), rate * goal, self.limit / 2)
+        if wanted >= self.limit:
+            return
+        before = self.current
+        self.limit = wanted
+        self._shrunk_at = now
+        if self.throughput == 0 and rate > 0:
+            self.throughput = rate
+        self._latencies.clear()  # admitted under the old limit: the next window judges the new one
+        self._idle.clear()
+        self._start = now
+        if self.current != before:
+            self._on_change(self.current)
 
     def retry_after_s(self) -> int:
         """Whole seconds for the replica to finish what it holds, at its measured throughput (1 to 60)."""

@@ -39,6 +39,29 @@ class LabelSets(BaseModel):
     label_sets: list[LabelSetSummary]
 
 
+class RuntimeCandidate(BaseModel):
+    runtime: str = Field(description="onnx, openvino or torch.")
+    precision: str = Field(description="fp32, bf16, fp16 or int8.")
+    texts_per_s: float = Field(description="Sample texts (with their labels) per second on this machine.")
+    top1_agreement: float = Field(description="Share of the sample whose top label is fp32's.")
+    max_score_diff: float = Field(description="The largest score difference from fp32 on the sample.")
+    mean_score_diff: float = Field(description="The mean absolute score difference from fp32 (refused over 0.01).")
+    refused: str | None = Field(description="Why it may not serve (answers unlike fp32's, failed, not measured).")
+    chosen: bool
+
+
+class RuntimeChoice(BaseModel):
+    runtime: str
+    precision: str
+    how: str = Field(
+        description="measured (ZSC_RUNTIME and ZSC_PRECISION auto: the fastest candidate that agrees with fp32), "
+        "remembered (measured at an earlier start on this CPU), pinned (set by the operator: not verified), only "
+        "candidate, or device (a GPU)."
+    )
+    verified: bool = Field(description="Whether its answers were compared with fp32's.")
+    candidates: list[RuntimeCandidate] = Field(description="Every candidate measured; empty unless measured.")
+
+
 class ModelSummary(BaseModel):
     name: str = Field(description="The model's name in the store: what a request's `model` names.")
     tag: str = Field(description="Name and version, as answers report it in `model`.")
@@ -53,6 +76,9 @@ class ModelSummary(BaseModel):
     example_weight: float | None = Field(
         description="Embedding models: the wording's share in a blend by default (for a label with 3 examples)."
     )
+    runtime: str | None = Field(description="The inference runtime it runs on: onnx, openvino or torch.")
+    precision: str | None = Field(description="The arithmetic of its forward pass: fp32, bf16, fp16 or int8.")
+    runtime_choice: RuntimeChoice | None = Field(description="How the runtime and precision were chosen.")
 
 
 class ServedModels(BaseModel):

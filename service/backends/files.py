@@ -24,11 +24,11 @@ PER_BYTE = 2.5
 OVERHEAD_MB = 150  # tokenizer, engine, caches' first rows
 
 
-def memory_needed_mb(model_dir: str | Path, runtime: str, variant: str, device: str) -> float:
+def memory_needed_mb(model_dir: str | Path, runtime: str, precision: str, device: str) -> float:
     """What loading a model will take, from the weights it will load: the ONNX graph the settings pick
-    when it has one, else its torch weights."""
+    when it has one, else its torch weights (auto's candidates are loaded one at a time)."""
     path = Path(model_dir)
-    onnx = onnx_path(path, variant if variant != "auto" else "fp32")
+    onnx = onnx_path(path, precision if precision in VARIANT_FILES and runtime == "onnx" else "fp32")
     if runtime != "torch" and onnx.is_file():
         weights = onnx.stat().st_size
     else:

@@ -117,6 +117,9 @@ def _catalogue_paths() -> dict[str, Any]:
                 "operationId": "models",
                 "tags": ["classifier"],
                 "summary": "The models this replica serves (ZSC_MODELS), the default first",
+                "description": "Each with the runtime and precision it runs on and why: with ZSC_RUNTIME and "
+                "ZSC_PRECISION auto, every candidate measured at start-up on this CPU (its texts/s, its agreement "
+                "with fp32, refused when it disagrees); set by the operator: pinned, not verified.",
                 "responses": {"200": {"description": "Models", "content": json_content(ServedModels)}},
             }
         },

@@ -60,6 +60,13 @@ IN_FLIGHT_LIMIT = Gauge(
     ["model"],
     multiprocess_mode="livesum",
 )
+MODEL_INFO = Gauge(
+    "zsc_model_info",
+    "1 per served model: the runtime and precision it runs on, and how they were chosen (measured, remembered, "
+    "pinned: not verified, only candidate, device)",
+    ["model", "runtime", "precision", "how"],
+    multiprocess_mode="max",
+)
 JOB_YIELDS = Counter(
     "zsc_jobs_yields_total",
     "Job slices after which the worker paused for interactive requests, by where they were served: replica "
@@ -106,6 +113,10 @@ def observe_job_worker(event: str, n: int) -> None:
         JOB_YIELDS.labels(event.removeprefix("yielded_")).inc(n)
     else:  # chunks -> stored, skipped, claimed, retries -> retried
         JOB_CHUNKS.labels({"chunks": "stored", "retries": "retried"}.get(event, event)).inc(n)
+
+
+def model_info(model: str, runtime: str, precision: str, how: str) -> None:
+    MODEL_INFO.labels(model, runtime, precision, how).set(1)
 
 
 def engine_series(model: str) -> None:

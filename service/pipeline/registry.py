@@ -46,6 +46,7 @@ class ServedModel:
     memory_mb: float  # resident memory its loading added to the process
     components: Any = None  # what build() made for it (engine, batcher, scorer)
     created: int = 0  # when it was put in the model store, Unix seconds (0: not known)
+    runtime: dict[str, Any] | None = None  # its runtime and precision, and how they were chosen
 
     def summary(self, default: bool) -> dict[str, Any]:
         return {
@@ -60,7 +61,15 @@ class ServedModel:
             "memory_mb": round(self.memory_mb, 1),
             "example_rule": self.spec.example_rule if self.spec.kind == "embedding" else None,
             "example_weight": self.spec.example_weight if self.spec.kind == "embedding" else None,
+            **_runtime_fields(self.runtime),
         }
+
+
+def _runtime_fields(choice: dict[str, Any] | None) -> dict[str, Any]:
+    """GET /models' runtime, precision and why (``engine.runtime_probe.RuntimeChoice.as_dict``)."""
+    if choice is None:
+        return {"runtime": None, "precision": None, "runtime_choice": None}
+    return {"runtime": choice["runtime"], "precision": choice["precision"], "runtime_choice": choice}
 
 
 class ModelRegistry:

@@ -61,7 +61,7 @@ class ModelManager:
         """Load and warm up a model (blocking: call it in a thread); ``ModelTooLarge`` when it would not fit in
         the memory the replica may still use. Not served until ``swap``."""
         s = self.settings
-        need = memory_needed_mb(stored.path, s.runtime, s.onnx_variant, s.device)
+        need = memory_needed_mb(stored.path, s.runtime, s.precision, s.device)
         left = memory_left_mb(s.memory_limit_mb)
         if left is not None and need > left:
             raise ModelTooLarge(

@@ -70,6 +70,22 @@ def test_onnx_fp32_matches_torch(exported, kind):
     assert worst < 1e-4, worst
 
 
+@pytest.mark.parametrize("kind", ["nli", "embedding"])
+def test_openvino_fp32_reads_the_same_graph_and_matches_onnx_runtime(exported, kind, tmp_path):
+    """OpenVINO compiles the ONNX export itself (dynamic batch and sequence), into a cache a restart reads."""
+    path, spec = exported[kind]
+    tasks = fixed_tasks(60, template=spec.default_template)
+    _, ref = scores(path, spec, "onnx", "fp32", tasks)
+    cache = tmp_path / "compiled"
+    backend = load_backend(path, spec, "openvino", "cpu", 1, "fp32", cache)
+    engine = Engine(spec, Tokenizer.load(path, spec.max_length), backend, token_budget=2048)
+    got = [np.array(s) for s in engine.scores(tasks)]
+    assert backend.name == "openvino-cpu-fp32" and backend.device == "cpu"
+    worst = max(float(np.abs(a - b).max()) for a, b in zip(ref, got))
+    assert worst < 1e-4, worst
+    assert any(cache.iterdir())  # the compiled model, for the next start
+
+
 def test_onnx_int8_top1_agreement_on_real_sentences(exported):
     """The real bundled encoder on the shipped English workload: the int8 graph picks the same top label."""
     rows = [r for r in load_rows() if r.lang == "en"]
@@ -115,6 +131,8 @@ def test_missing_variant_is_a_clear_error(exported):
     path, spec = exported["nli"]
     with pytest.raises(FileNotFoundError, match="fp16"):
         load_backend(path, spec, "onnx", "cpu", 0, "fp16")
+    with pytest.raises(ValueError, match="OpenVINO computes in fp32, bf16, fp16, not int8"):
+        load_backend(path, spec, "openvino", "cpu", 0, "int8")
 
 
 def test_cuda_request_without_cuda_provider_falls_back_to_cpu(exported, caplog):

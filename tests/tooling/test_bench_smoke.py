@@ -14,7 +14,7 @@ from tests.support.server import ROOT
 def test_bench_smoke_produces_table_chart_and_sane_numbers(tmp_path):
     out = tmp_path / "bench"
     result = subprocess.run(
-        # `make bench-smoke` on the NLI model only: its pair path, both runtimes, the naive baseline and the cache
+        # `make bench-smoke` on the NLI model only: its pair path, its runtimes, the naive baseline and the cache
         # benchmark (the embedding path is what most other tests serve)
         [
             sys.executable,
@@ -37,7 +37,8 @@ def test_bench_smoke_produces_table_chart_and_sane_numbers(tmp_path):
     results = json.loads((out / "bench.json").read_text())
     assert (out / "bench.png").stat().st_size > 10_000
     table = (out / "bench.md").read_text()
-    assert "| minilm-nli | onnx-fp32 |" in table and "fully cached /classify" in table
+    assert "| minilm-nli | onnx-fp32 |" in table and "| minilm-nli | openvino-fp32 |" in table
+    assert "fully cached /classify" in table and "CPU flags of note:" in table
 
     for name, entry in results["models"].items():
         for runtime, r in entry["runtimes"].items():

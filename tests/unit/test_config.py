@@ -27,6 +27,10 @@ def test_defaults_and_env_override():
         ({"ZSC_MODEL_ALIASES": "a=multilingual-e5-small,a=multilingual-e5-small"}, "the alias 'a' twice"),
         ({"ZSC_MODEL_ALIASES": "multilingual-e5-small=multilingual-e5-small"}, "already the name of a model"),
         ({"ZSC_MODEL_ALIASES": "a/b=multilingual-e5-small"}, "'a/b' is not a name"),
+        ({"ZSC_ONNX_VARIANT": "int8"}, "ZSC_ONNX_VARIANT=int8 is gone: set ZSC_PRECISION .* and ZSC_RUNTIME"),
+        ({"ZSC_RUNTIME": "torch", "ZSC_PRECISION": "int8"}, "ZSC_RUNTIME=torch runs fp32, fp16, not ZSC_PREC"),
+        ({"ZSC_RUNTIME": "onnx", "ZSC_PRECISION": "bf16"}, "ZSC_RUNTIME=onnx runs fp32, int8, fp16, not"),
+        ({"ZSC_PRECISION": "fp8"}, "ZSC_PRECISION must be one of"),
     ],
 )
 def test_bad_settings_say_what_to_fix(env, message):
@@ -62,3 +66,9 @@ def test_roles_decide_who_runs_job_chunks():
     assert not Settings.from_env({"ZSC_ROLE": "api"}).runs_jobs
     assert Settings.from_env({"ZSC_ROLE": "jobs", **jobs_redis}).runs_jobs
     assert not Settings.from_env({"ZSC_JOB_WORKERS": "0"}).runs_jobs
+
+
+def test_the_runtime_folder_is_the_setting_else_under_bentoml_home(monkeypatch, tmp_path):
+    assert Settings.from_env({"ZSC_RUNTIME_CACHE_DIR": str(tmp_path)}).runtime_dir() == tmp_path
+    monkeypatch.setenv("BENTOML_HOME", str(tmp_path / "home"))
+    assert Settings.from_env({}).runtime_dir() == tmp_path / "home" / "zsc-runtime"

@@ -9,7 +9,7 @@ import asyncio
 import pytest
 from prometheus_client import REGISTRY
 
-from service.admission.gate import REPLICA, Admission
+from service.admission.gate import MIN_START, REPLICA, Admission
 from service.config import Settings
 from service.errors import AtCapacity
 
@@ -108,3 +108,13 @@ def test_a_new_version_keeps_its_limit_and_a_removed_model_drops_it():
     assert gate.limits["a"] is learned
     gate.serve(["b"])
     assert set(gate.limits) == {"b"} and gate.edge_limit() == gate.limits["b"].current
+
+
+def test_admission_starts_each_models_limit_from_its_measured_cost():
+    admission = Admission(target_s=0.5, max_in_flight=256, sharers=2)
+    admission.expect("fast", 0.001)  # 500: capped by the hard bound
+    admission.expect("e5", 0.0113)  # a small model on one core: 44
+    admission.expect("slow", 0.2)  # never under the floor: 32 per replica, 16 per worker
+    admission.serve(["fast", "e5", "slow", "unmeasured"])
+    starts = {name: limit.current for name, limit in admission.limits.items()}
+    assert starts == {"fast": 256, "e5": 44, "slow": MIN_START // 2, "unmeasured": 32}

@@ -11,7 +11,7 @@ from collections import deque
 
 import pytest
 
-from service.admission.limit import AdaptiveLimit
+from service.admission.limit import AdaptiveLimit, initial_limit
 
 
 class Clock:
@@ -108,6 +108,7 @@ def test_idle_headroom_leaves_the_limit_alone():
     replica.run(offered=4, seconds=20)  # never more than one in flight
     assert limit.current == 64  # the start: nothing learned
     replica.run(offered=400, seconds=10)
+    replica.run(offered=4, seconds=2)  # the overload's queue drains (its oldest may still shrink the limit)
     learned = limit.current
     replica.run(offered=4, seconds=20)
     assert limit.current == learned
@@ -173,3 +174,82 @@ def test_bounds():
         AdaptiveLimit(target_s=0, max_limit=8)
     limit = AdaptiveLimit(target_s=0.5, max_limit=3)
     assert limit.current == 3 and [limit.try_acquire() is not None for _ in range(4)] == [True, True, True, False]
+
+
+def per_second_p99(done, start: float) -> list[float]:
+    """The accepted p99 latency in each whole second after ``start`` (by finish time)."""
+    seconds: dict[int, list[float]] = {}
+    for finished, latency in done:
+        if finished > start:
+            seconds.setdefault(int(finished - start), []).append(latency)
+    return [p(lat, 0.99) for _, lat in sorted(seconds.items())]
+
+
+@pytest.mark.parametrize("capacity", [40, 120])
+def test_started_from_the_measured_service_time_a_sudden_step_waits_within_twice_the_target_from_its_first_second(
+    capacity,
+):
+    """The limit starts at target / the measured time per request: the first second of a 10x step is already
+    within twice the target (starting at 64 it waited 64 / 40 = 1.6 s at 40 requests/s), even when the
+    request path the estimate leaves out makes each request a third longer than measured."""
+    clock = Clock()
+    measured = 0.75 / capacity  # the engine's share of a request: the HTTP path is the rest
+    limit = AdaptiveLimit(target_s=0.5, max_limit=256, initial=initial_limit(0.5, measured), clock=clock)
+    replica = Replica(limit, clock, capacity=capacity)
+    replica.run(offered=capacity / 10, seconds=3)
+    step = clock.now
+    done, _ = replica.run(offered=10 * capacity, seconds=10)
+    worst = per_second_p99(done, step)
+    assert len(worst) >= 9 and max(worst) <= 2 * 0.5, worst
+    assert len(done) >= 0.9 * capacity * 10  # and the replica stays busy
+
+
+def test_the_old_start_is_what_it_replaces():
+    clock = Clock()
+    limit = AdaptiveLimit(target_s=0.5, max_limit=256, clock=clock)  # 64, nothing measured
+    replica = Replica(limit, clock, capacity=40)
+    replica.run(offered=4, seconds=3)
+    step = clock.now
+    done, _ = replica.run(offered=400, seconds=5)
+    assert per_second_p99(done, step)[1] > 2 * 0.5
+
+
+def test_at_the_limit_an_oldest_request_past_the_goal_shrinks_the_limit_at_once():
+    """No window has closed (too few requests finished); the oldest in flight has waited 2 s while 10
+    finished: the replica answers 5 a second, so the arrival that finds the limit full drops it toward
+    5 x the 1 s goal (at most halved), not at a window's end; not again until a request admitted under
+    the new limit is as old."""
+    clock = Clock()
+    changes: list[int] = []
+    limit = AdaptiveLimit(target_s=1.0, max_limit=256, initial=40, window_requests=1000, clock=clock,
+                          on_change=changes.append)  # fmt: skip
+    slots = [limit.try_acquire() for _ in range(40)]
+    for i, slot in enumerate(slots[:10]):
+        clock.now = 0.1 * (i + 1)
+        limit.release(slot, clock.now)
+    clock.now = 2.0
+    later = [limit.try_acquire() for _ in range(10)]
+    assert None not in later  # room: an old request alone drops nothing
+    assert limit.current == 40 and limit.try_acquire() is None  # at the limit: now it does
+    assert limit.current == 20 and changes == [20]
+    clock.now = 2.5
+    assert limit.try_acquire() is None and limit.current == 20  # the same old requests: judged once
+    for slot in [*slots[10:40], *later]:
+        limit.release(slot, clock.now)
+    fresh = [limit.try_acquire() for _ in range(20)]  # admitted under the new limit, then stuck
+    clock.now = 4.0
+    assert None not in fresh and limit.try_acquire() is None and limit.current == 10
+
+
+def test_one_slow_request_on_a_replica_with_room_drops_nothing():
+    clock = Clock()
+    limit = AdaptiveLimit(target_s=0.5, max_limit=256, initial=30, clock=clock)
+    limit.try_acquire()  # a 256-item batch, say: 5 s on its own
+    clock.now = 5.0
+    assert limit.try_acquire() is not None and limit.current == 30
+
+
+def test_initial_limit_is_the_target_over_the_time_per_request():
+    assert initial_limit(0.5, 0.01) == 50
+    assert initial_limit(0.5, 2.0) == 1
+    assert AdaptiveLimit(target_s=0.5, max_limit=30, initial=initial_limit(0.5, 0.001)).current == 30

@@ -115,6 +115,8 @@ from .refusal_answer import RefusalAnswer
 from .refusal_answer_type import RefusalAnswerType
 from .refusal_part import RefusalPart
 from .refusal_part_type import RefusalPartType
+from .runtime_candidate import RuntimeCandidate
+from .runtime_choice import RuntimeChoice
 from .score_answer import ScoreAnswer
 from .score_answer_type import ScoreAnswerType
 from .score_probability import ScoreProbability
@@ -247,6 +249,8 @@ __all__ = (
     "RefusalAnswerType",
     "RefusalPart",
     "RefusalPartType",
+    "RuntimeCandidate",
+    "RuntimeChoice",
     "ScoreAnswer",
     "ScoreAnswerType",
     "ScoreProbability",

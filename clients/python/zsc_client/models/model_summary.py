@@ -10,6 +10,8 @@ from ..types import UNSET, Unset
 
 from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.runtime_choice import RuntimeChoice
 
 
 
@@ -32,7 +34,10 @@ class ModelSummary:
             max_length (int): Tokens per sequence.
             memory_mb (float): Resident memory its loading added to the replica.
             name (str): The model's name in the store: what a request's `model` names.
+            precision (None | str): The arithmetic of its forward pass: fp32, bf16, fp16 or int8.
             revision (str):
+            runtime (None | str): The inference runtime it runs on: onnx, openvino or torch.
+            runtime_choice (None | RuntimeChoice): How the runtime and precision were chosen.
             state (str): ready
             tag (str): Name and version, as answers report it in `model`.
      """
@@ -45,7 +50,10 @@ class ModelSummary:
     max_length: int
     memory_mb: float
     name: str
+    precision: None | str
     revision: str
+    runtime: None | str
+    runtime_choice: None | RuntimeChoice
     state: str
     tag: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -55,6 +63,7 @@ class ModelSummary:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.runtime_choice import RuntimeChoice # noqa: PLC0415
         default = self.default
 
         example_rule: None | str
@@ -75,7 +84,19 @@ class ModelSummary:
 
         name = self.name
 
+        precision: None | str
+        precision = self.precision
+
         revision = self.revision
+
+        runtime: None | str
+        runtime = self.runtime
+
+        runtime_choice: dict[str, Any] | None
+        if isinstance(self.runtime_choice, RuntimeChoice):
+            runtime_choice = self.runtime_choice.to_dict()
+        else:
+            runtime_choice = self.runtime_choice
 
         state = self.state
 
@@ -93,7 +114,10 @@ class ModelSummary:
             "max_length": max_length,
             "memory_mb": memory_mb,
             "name": name,
+            "precision": precision,
             "revision": revision,
+            "runtime": runtime,
+            "runtime_choice": runtime_choice,
             "state": state,
             "tag": tag,
         })
@@ -104,6 +128,7 @@ class ModelSummary:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.runtime_choice import RuntimeChoice # noqa: PLC0415
         d = dict(src_dict)
         default = d.pop("default")
 
@@ -134,7 +159,41 @@ class ModelSummary:
 
         name = d.pop("name")
 
+        def _parse_precision(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        precision = _parse_precision(d.pop("precision"))
+
+
         revision = d.pop("revision")
+
+        def _parse_runtime(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        runtime = _parse_runtime(d.pop("runtime"))
+
+
+        def _parse_runtime_choice(data: object) -> None | RuntimeChoice:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                runtime_choice_type_0 = RuntimeChoice.from_dict(data)
+
+
+
+                return runtime_choice_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | RuntimeChoice, data)
+
+        runtime_choice = _parse_runtime_choice(d.pop("runtime_choice"))
+
 
         state = d.pop("state")
 
@@ -149,7 +208,10 @@ class ModelSummary:
             max_length=max_length,
             memory_mb=memory_mb,
             name=name,
+            precision=precision,
             revision=revision,
+            runtime=runtime,
+            runtime_choice=runtime_choice,
             state=state,
             tag=tag,
         )

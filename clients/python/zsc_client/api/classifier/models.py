@@ -84,6 +84,10 @@ def sync_detailed(
 ) -> Response[ErrorBody | ServedModels]:
     """ The models this replica serves (ZSC_MODELS), the default first
 
+     Each with the runtime and precision it runs on and why: with ZSC_RUNTIME and ZSC_PRECISION auto,
+    every candidate measured at start-up on this CPU (its texts/s, its agreement with fp32, refused when
+    it disagrees); set by the operator: pinned, not verified.
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -110,6 +114,10 @@ def sync(
 ) -> ErrorBody | ServedModels | None:
     """ The models this replica serves (ZSC_MODELS), the default first
 
+     Each with the runtime and precision it runs on and why: with ZSC_RUNTIME and ZSC_PRECISION auto,
+    every candidate measured at start-up on this CPU (its texts/s, its agreement with fp32, refused when
+    it disagrees); set by the operator: pinned, not verified.
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -130,6 +138,10 @@ async def asyncio_detailed(
 
 ) -> Response[ErrorBody | ServedModels]:
     """ The models this replica serves (ZSC_MODELS), the default first
+
+     Each with the runtime and precision it runs on and why: with ZSC_RUNTIME and ZSC_PRECISION auto,
+    every candidate measured at start-up on this CPU (its texts/s, its agreement with fp32, refused when
+    it disagrees); set by the operator: pinned, not verified.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -156,6 +168,10 @@ async def asyncio(
 
 ) -> ErrorBody | ServedModels | None:
     """ The models this replica serves (ZSC_MODELS), the default first
+
+     Each with the runtime and precision it runs on and why: with ZSC_RUNTIME and ZSC_PRECISION auto,
+    every candidate measured at start-up on this CPU (its texts/s, its agreement with fp32, refused when
+    it disagrees); set by the operator: pinned, not verified.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
