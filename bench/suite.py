@@ -288,7 +288,7 @@ def run(plan: Plan, out_dir: Path, work: Path) -> dict:
             runtime = RUNTIMES[rt]
             backend = load_backend(path, spec, runtime[0], "cpu", 0, runtime[1])
             engine = Engine(spec, tokenizer, backend, token_budget=8192, max_rows=256)
-            overhead = engine.calibrate()  # as the service does at start-up
+            overhead = engine.measure_overhead()  # as the service does at start-up
             ceiling = measure_ceiling(backend, tokenizer, spec, bodies[:512], template, plan.inproc_s, overhead)
             eng = measure_engine(engine, spec, bodies[512:], template, plan.inproc_s, plan.merged[name])
             say(

@@ -21,6 +21,13 @@ Runtime = Literal["auto", "torch", "onnx"]
 OnnxVariant = Literal["auto", "fp32", "int8", "fp16"]
 
 DEFAULT_MODEL = "multilingual-e5-small"
+# a model-store tag: a name, optionally ":version" (requests' `model`, aliases; validated and documented alike)
+MODEL_TAG = r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}"
+
+
+def model_name(tag: str) -> str:
+    """A model's name from its tag (``name:version``, or the name alone)."""
+    return tag.split(":")[0]
 
 
 @dataclass(frozen=True)
@@ -435,7 +442,7 @@ class Settings:
 
     def _check_aliases(self) -> None:
         served = self.served_models()
-        names = {m.split(":")[0] for m in served}
+        names = {model_name(m) for m in served}
         seen: set[str] = set()
         for entry in (e.strip() for e in self.model_aliases.split(",")):
             if not entry:
@@ -445,14 +452,14 @@ class Settings:
                 raise ValueError(
                     f"ZSC_MODEL_ALIASES: {entry!r} is not alias=model (e.g. gpt-6-luna=multilingual-e5-small)"
                 )
-            if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}", alias):
+            if not re.fullmatch(MODEL_TAG, alias):
                 raise ValueError(f"ZSC_MODEL_ALIASES: {alias!r} is not a name (letters, digits, '_', '.', ':', '-')")
             if alias in seen:
                 raise ValueError(f"ZSC_MODEL_ALIASES names the alias {alias!r} twice")
             seen.add(alias)
             if alias in names or alias in served or alias == "auto":
                 raise ValueError(f"ZSC_MODEL_ALIASES: {alias!r} is already the name of a model: choose another alias")
-            if not self.models_file and model not in served and model.split(":")[0] not in names:
+            if not self.models_file and model not in served and model_name(model) not in names:
                 raise ValueError(
                     f"ZSC_MODEL_ALIASES: {alias!r} names {model!r}, which this replica does not serve "
                     f"(ZSC_MODELS / ZSC_MODEL: {', '.join(served)})"

@@ -83,7 +83,7 @@ class Engine:
         rows, _ = self.encode(sequences_for(self.spec, tasks[0])[:1])
         return int(rows.shape[1])
 
-    def calibrate(self, length: int = 16, repeats: int = 3) -> int:
+    def measure_overhead(self, length: int = 16, repeats: int = 3) -> int:
         """Measure the fixed cost of one forward pass in token equivalents (time = a + b * tokens) and use
         it to plan micro-batches: large on a GPU or with per-call framework overhead, small for a
         runtime that stays efficient at small batches."""

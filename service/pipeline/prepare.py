@@ -20,14 +20,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from service.api.classify import AnswerWarning, ClassifyRequest, pairs_of
+from service.api.classify import AnswerWarning
 from service.api.limits import RequestLimits
 from service.core import windows
+from service.core.classification import Classification, pairs_of
 from service.core.languages import mismatch
 from service.core.model_spec import ModelSpec
 from service.core.task import Task
 from service.engine.tokenization import Tokenizer
-from service.errors import UnprocessableRequest
+from service.errors import UnprocessableRequest, WindowsOverLimit
 from service.pipeline.label_sets import NO_CALIBRATION, CalibrationChoice, Resolved
 
 
@@ -35,7 +36,7 @@ from service.pipeline.label_sets import NO_CALIBRATION, CalibrationChoice, Resol
 class PreparedRequest:
     """A request as the engine will see it, and what its answer needs besides the scores."""
 
-    request: ClassifyRequest  # resolved: its label set's fields filled in
+    request: Classification  # resolved: its label set's fields filled in
     task: Task
     names: list[str]
     truncated: bool = False
@@ -63,7 +64,7 @@ def check_call(resolved: Sequence[Resolved], limits: RequestLimits) -> None:
     """The rules of one call no schema states (a /classify_batch call is one; a job item one on its own);
     stops at the first one broken."""
     for i, r in enumerate(resolved):
-        if problem := r.request.rule_broken():
+        if problem := r.request.repeated_label():
             raise UnprocessableRequest(f"{_where(i, resolved)}{problem}")
     # a batch whose items share their labels' examples (a label set, a tuning run) computes each example
     # once: the call is charged its distinct example texts, on top of its (text, phrasing) pairs
@@ -119,7 +120,7 @@ def prepare(planned: Plan, spec: ModelSpec, tokenizer: Tokenizer, max_windows: i
     task = Task(
         fitted.texts,
         planned.hypotheses,
-        request.multi_label,
+        bool(request.multi_label),
         request.chunk_aggregation,
         examples if any(examples) else (),
         rule,
@@ -146,10 +147,10 @@ def prepare_call(
         try:
             prepared = prepare(planned, spec, tokenizer, limits.max_windows)
         except windows.TooLong as exc:
-            raise UnprocessableRequest(f"{_where(i, resolved)}{exc}") from None
+            raise WindowsOverLimit(f"{_where(i, resolved)}{exc}") from None
         pairs += prepared.pairs - sum(map(len, prepared.task.examples))
         if pairs > limits.max_pairs_per_request:
-            raise UnprocessableRequest(
+            raise WindowsOverLimit(
                 f"{_where(i, resolved)}the call needs {pairs}+ (text window, phrasing) pairs; the limit is "
                 f"{limits.max_pairs_per_request} (ZSC_MAX_PAIRS_PER_REQUEST): fewer labels, phrasings or windows, "
                 "or split the call"
