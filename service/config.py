@@ -39,8 +39,8 @@ class Batching:
 
 
 # On a CPU a forward pass costs the same per token at any width past a few rows: small batches keep latency
-# low. A GPU is efficient only wide (measured on an H200: StructBERT-base fp16 at seq 64 ran 28k pairs/s at
-# 256 rows and 35k at 1024, ../shared/notes/performance.md), and tokenizing on the CPU can run beside it.
+# low. A GPU is efficient only wide (docs/performance.md, "GPU batch width"), and tokenizing on the CPU can
+# run beside it.
 DEVICE_DEFAULTS = {
     "cpu": Batching(max_batch_size=512, token_budget=8192, max_rows=256, batches_in_flight=1),
     "cuda": Batching(max_batch_size=4096, token_budget=65536, max_rows=1024, batches_in_flight=2),

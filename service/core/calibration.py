@@ -206,8 +206,8 @@ def observe(reference: LabelStats, evidence: np.ndarray, config: CalibrationConf
 
     Why the raw top label and not the corrected one: the correction learned from a skewed sample already
     pushes the common label down, so it stops winning and its share no longer looks skewed; iterating to
-    that fixed point drifts back towards the plain mean on synthetic skew and measured worse on THUCNews
-    job-skew (+0.002, worst -0.129, against +0.007, worst -0.092). The raw winner also makes the weights
+    that fixed point drifts back towards the plain mean on synthetic skew and measured worse on a skewed
+    job (docs/evaluation.md, "Calibration"). The raw winner also makes the weights
     independent of the offsets, so a replica's delta does not depend on how stale its view of them is."""
     x = np.asarray(evidence, dtype=np.float64)
     centred = _centred_rows(x)

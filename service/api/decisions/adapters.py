@@ -88,8 +88,8 @@ def input_text(value: str | Sequence[Any]) -> str:
     - user and assistant messages: their text (``input_text`` / ``output_text`` parts one per line,
       ``input_json`` as JSON text, an assistant's ``refusal`` as what it said);
     - system and developer messages: left out. They instruct a generative model how to judge; they are not
-      the thing judged, and the study measured that putting instructions in front of the text lowers an
-      embedding model's accuracy;
+      the thing judged, and instructions put in front of the text lower an embedding model's accuracy
+      (docs/decisions.md, "What the model reads: the measurements");
     - tool calls and outputs: a call as ``name(arguments)`` (what the agent did is evidence, e.g. a refund
       issued), an output as its text; every output must answer an earlier call (OpenAI's rule);
     - images (``input_image``, in a message or a tool output): refused, this service reads text only.
@@ -203,9 +203,8 @@ def statement(question: PredicateQuestion | ChoiceQuestion) -> str:
 
 def option_texts(option: Choice | Level) -> tuple[str, ...]:
     """What one choice or level says: its value or label (a boolean as JSON writes it), and its description
-    when it has one. Both are read, as a prompt ensemble: measured (e5, choices and levels), the pair came
-    within 2 points of the better of the two on every set, where the description alone (as ``/classify``
-    reads a label object) lost up to 16 points and the value alone up to 31."""
+    when it has one. Both are read, as a prompt ensemble: the pair is close to the better of the two on
+    every set measured, where either alone loses badly on some (docs/decisions.md)."""
     if isinstance(option, Choice):
         name = json.dumps(option.value) if isinstance(option.value, bool) else option.value.strip()
     else:
@@ -223,7 +222,7 @@ def is_chinese(texts: Iterable[str]) -> bool:
 def _chinese(text: str) -> bool:
     if text.isascii():
         return False
-    # a question's options come again and again, and counting scripts costs ~0.1 ms per question
+    # a question's options come again and again, and counting scripts is not free: short ones remembered
     return _chinese_remembered(text) if len(text) <= 2048 else dominant_script(text)[0] == "CJK"
 
 
@@ -235,16 +234,15 @@ def _chinese_remembered(text: str) -> bool:
 def question_stem(question: ChoiceQuestion) -> str:
     """The instructions a choice's options are worded as answers to (``qa_hypothesis``): empty when there
     are none, or when they are longer than ``MAX_STEM_CHARS``. Instructions that long are a prompt, not a
-    question (the study measured stems of 10-40 characters); put around every option, they would push the
-    option itself out of the model's window, and every choice would read the same."""
+    question; put around every option, they would push the option itself out of the model's window, and
+    every choice would read the same."""
     text = instructions_text(question.instructions) or ""
     return text if len(text) <= MAX_STEM_CHARS else ""
 
 
 def qa_hypothesis(instructions: str, answer: str, chinese: bool) -> str:
-    """An option as the answer to the question's instructions. Measured on choice questions with an embedding
-    model, this is how instructions help (0 to +19 points on every set and instruction, 12 cases), where
-    putting them in front of the input text lost 3 to 38 points."""
+    """An option as the answer to the question's instructions: how instructions help an embedding model,
+    where putting them in front of the input text hurts it (docs/decisions.md)."""
     return f"问：{instructions}\n答：{answer}" if chinese else f"Question: {instructions}\nAnswer: {answer}"
 
 
@@ -264,8 +262,8 @@ def wordings(question: PredicateQuestion | ChoiceQuestion | ScoreQuestion, model
 
     Embedding models read a choice as the answer to the instructions (``qa_hypothesis``; its probabilities
     are then sharpened, ``core.decisions.choice_answer``), a level without them: the levels of one scale
-    differ in a word or two, and the shared question drowned that difference (Spearman's rho of the score
-    0.63 -> 0.49 on CIC). NLI models (not measured: no NLI model in the store) read an option as ``/classify``
+    differ in a word or two, and the shared question drowned that difference (docs/decisions.md). NLI
+    models (not measured: no NLI model in the store) read an option as ``/classify``
     does, in the model's template, the instructions left out. A predicate's statement is a hypothesis to
     both."""
     if is_predicate(question):
