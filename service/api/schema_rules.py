@@ -104,3 +104,25 @@ def batch_rules() -> dict[str, Any]:
 LABELS_SCHEMA = schema_rules(string=label_list_string_rules, array=labels_rules, item=label_rules)
 TEXT_SCHEMA = schema_rules(string=text_rules)
 TEMPLATE_SCHEMA = schema_rules(string=template_rules)
+
+
+# -- the /v1 document's views of OpenAI's fields -------------------------------------------------------
+def optional_string(schema: dict[str, Any]) -> None:
+    """The document's view of a field the SDK types ``str`` but leaves optional: a string, no null default."""
+    schema.pop("default", None)
+
+
+def not_blank(schema: dict[str, Any]) -> None:
+    for branch in schema.get("anyOf", [schema]):
+        if branch.get("type") == "string":
+            branch["pattern"] = NOT_BLANK
+
+
+def text_parts_only(schema: dict[str, Any]) -> None:
+    """The document lists no image parts where the input's content goes: the service reads text only (an
+    image there is a 400 naming it, ``input_text``); a question's instructions may show one (a refusal)."""
+    for branch in schema.get("anyOf", []):
+        union = branch.get("items", {})
+        image = union.get("discriminator", {}).get("mapping", {}).pop("input_image", None)
+        if image is not None:
+            union["oneOf"] = [b for b in union["oneOf"] if b.get("$ref") != image]

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, StrictBool, StrictStr, Tag, field_validator
 
-from service.api.schema_rules import NOT_BLANK
+from service.api.schema_rules import not_blank, optional_string, text_parts_only
 
 # OpenAI's fixed bounds (SDK docstrings; levels: langchain-openai and promptfoo, see the module docstring)
 MAX_QUESTIONS = 400
@@ -31,27 +31,6 @@ ChoiceValue = StrictStr | StrictBool  # smart union of strict types: JSON true s
 
 def _strict(**kwargs: Any) -> ConfigDict:
     return ConfigDict(extra="forbid", **kwargs)
-
-
-def _optional_string(schema: dict[str, Any]) -> None:
-    """The document's view of a field the SDK types ``str`` but leaves optional: a string, no null default."""
-    schema.pop("default", None)
-
-
-def _not_blank(schema: dict[str, Any]) -> None:
-    for branch in schema.get("anyOf", [schema]):
-        if branch.get("type") == "string":
-            branch["pattern"] = NOT_BLANK
-
-
-def _text_parts_only(schema: dict[str, Any]) -> None:
-    """The document lists no image parts where the input's content goes: the service reads text only (an
-    image there is a 400 naming it, ``input_text``); a question's instructions may show one (a refusal)."""
-    for branch in schema.get("anyOf", []):
-        union = branch.get("items", {})
-        image = union.get("discriminator", {}).get("mapping", {}).pop("input_image", None)
-        if image is not None:
-            union["oneOf"] = [b for b in union["oneOf"] if b.get("$ref") != image]
 
 
 def _no_null(value: Any, info) -> Any:
@@ -146,7 +125,7 @@ class _Message(BaseModel):
 
 class UserMessage(_Message):
     role: Literal["user"]
-    content: StrictStr | list[UserPart] = Field(json_schema_extra=_text_parts_only)
+    content: StrictStr | list[UserPart] = Field(json_schema_extra=text_parts_only)
 
 
 class DeveloperMessage(_Message):
@@ -183,7 +162,7 @@ class FunctionCallOutput(BaseModel):
     model_config = _strict()
     type: Literal["function_call_output"]
     call_id: StrictStr
-    output: StrictStr | list[ToolOutputPart] = Field(json_schema_extra=_text_parts_only)
+    output: StrictStr | list[ToolOutputPart] = Field(json_schema_extra=text_parts_only)
     id: StrictStr | None = None
     status: Status | None = None
 
@@ -203,7 +182,7 @@ class CustomToolCallOutput(BaseModel):
     model_config = _strict()
     type: Literal["custom_tool_call_output"]
     call_id: StrictStr
-    output: StrictStr | list[ToolOutputPart] = Field(json_schema_extra=_text_parts_only)
+    output: StrictStr | list[ToolOutputPart] = Field(json_schema_extra=text_parts_only)
     id: StrictStr | None = None
     status: Status | None = None
 
@@ -248,7 +227,7 @@ class _Question(BaseModel):
     model_config = _strict()
     instructions: Instructions
     # optional, not nullable (the SDK's `name: str`)
-    name: StrictStr = Field(None, json_schema_extra=_optional_string)  # type: ignore[assignment]
+    name: StrictStr = Field(None, json_schema_extra=optional_string)  # type: ignore[assignment]
 
     _name_not_null = field_validator("name", mode="before")(_no_null)
 
@@ -270,7 +249,7 @@ class PredicateQuestion(_Question):
 class Choice(BaseModel):
     model_config = _strict()
     value: ChoiceValue
-    description: StrictStr = Field(None, json_schema_extra=_optional_string)  # type: ignore[assignment]
+    description: StrictStr = Field(None, json_schema_extra=optional_string)  # type: ignore[assignment]
 
     _description_not_null = field_validator("description", mode="before")(_no_null)
 
@@ -312,8 +291,8 @@ class ChoiceQuestion(_Question):
 
 class Level(BaseModel):
     model_config = _strict()
-    label: StrictStr = Field(json_schema_extra=_not_blank)
-    description: StrictStr = Field(None, json_schema_extra=_optional_string)  # type: ignore[assignment]
+    label: StrictStr = Field(json_schema_extra=not_blank)
+    description: StrictStr = Field(None, json_schema_extra=optional_string)  # type: ignore[assignment]
 
     _description_not_null = field_validator("description", mode="before")(_no_null)
 
@@ -376,8 +355,8 @@ class DecisionCreateRequest(BaseModel):
         }
     )
 
-    model: StrictStr = Field(json_schema_extra=_not_blank)
-    input: StrictStr | list[InputItem] = Field(json_schema_extra=_not_blank)
+    model: StrictStr = Field(json_schema_extra=not_blank)
+    input: StrictStr | list[InputItem] = Field(json_schema_extra=not_blank)
     questions: list[Question] = Field(json_schema_extra={"minItems": 1, "maxItems": MAX_QUESTIONS})
     prompt_cache_key: StrictStr | None = None  # accepted; the service's cache is keyed by content
     prompt_cache_options: PromptCacheOptions | None = None  # accepted, as above
