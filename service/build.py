@@ -195,7 +195,7 @@ def _served_model(
         spec,
         batcher.submit,
         local=LocalTier(s.cache_local_entries, s.cache_local_mb * 2**20),
-        labels=LocalTier(s.label_cache_size, s.label_cache_size * row_width * 4),
+        labels=LocalTier(s.label_cache_size, s.label_cache_size * (row_width + 1) * 4),  # + its token count
         redis=redis,
         prefix=s.cache_prefix,
         row_width=row_width,

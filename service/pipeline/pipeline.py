@@ -27,7 +27,7 @@ from service.api.classify import ClassifyResponse
 from service.api.limits import RequestLimits
 from service.core.classification import Classification
 from service.core.model_spec import ModelSpec
-from service.core.task import Task, sequences_for, space_of
+from service.core.task import Task, space_of
 from service.engine.tokenization import Tokenizer
 from service.errors import ServiceError
 from service.obs import metrics
@@ -37,8 +37,8 @@ from service.pipeline.calibration import JobCalibration, TrafficCalibration
 from service.pipeline.call import Call
 from service.pipeline.label_sets import LabelSet, Resolved, resolve
 from service.pipeline.prepare import Plan, PreparedRequest, check_call, plan, prepare_call
-from service.pipeline.scorer import CachedScorer, Scored
-from service.pipeline.usage import SequenceLengths, TokenUsage
+from service.pipeline.scorer import CachedScorer
+from service.pipeline.usage import TokenUsage
 
 INTERACTIVE_GRACE_S = 0.5  # jobs keep yielding this long after the last interactive request ends
 
@@ -77,7 +77,6 @@ class Pipeline:
         self.scorer = scorer
         self.label_sets = label_sets
         self.limits = limits
-        self.lengths = SequenceLengths(tokenizer, pairs=spec.kind == "nli")
         self.traffic = traffic  # this model's traffic calibration records
         self._interactive = 0  # interactive calls in flight
         self._interactive_seen = 0.0  # when the last one ended (time.monotonic)
@@ -178,18 +177,8 @@ class Pipeline:
             metrics.calibration_answer(applied.mode, applied.calibrated)
             results.append(answer(p, s.scores, self.model_tag, self.spec.revision, applied))
         warnings = sorted({w.code for p in ready for w in p.warnings})
-        tokens = await self._usage([p.task for p in ready], all_scored) if usage else None
+        tokens = TokenUsage.of((s.tokens, s.fresh) for s in all_scored) if usage else None
         return Answers(results, merged_cache(statuses), warnings, tokens)
-
-    async def _usage(self, tasks: Sequence[Task], scored: Sequence[Scored]) -> TokenUsage:
-        """The tokens of every sequence the tasks read, and of those the cache answered: what is not
-        remembered goes through the tokenizer, off the event loop only when it is long (a thread hop and the
-        lock it then needs cost more than tokenizing a short text: measured, /v1/decisions at 32 clients)."""
-        read = [seq for task in tasks for seq in sequences_for(self.spec, task)]
-        fresh = frozenset().union(*(s.fresh for s in scored))
-        if self.lengths.quick(read):
-            return self.lengths.usage(read, fresh)
-        return await anyio.to_thread.run_sync(self.lengths.usage, read, fresh)
 
     async def _calibrations(
         self, ready: list[PreparedRequest], job: JobCalibration | None
