@@ -33,9 +33,14 @@ class Label:
         return max(1, len(self.descriptions) + len(self.hypotheses))
 
 
+def phrasing_pairs(labels: Sequence[Label]) -> int:
+    """(text window, phrasing) pairs one window of a text needs for these labels."""
+    return sum(label.phrasings for label in labels)
+
+
 def pairs_of(labels: Sequence[Label]) -> int:
     """Model sequences a text (one window) needs for these labels: a pair per phrasing, and each example."""
-    return sum(label.phrasings + len(label.examples) for label in labels)
+    return phrasing_pairs(labels) + sum(len(label.examples) for label in labels)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from service.api.classify import AnswerWarning
 from service.api.limits import RequestLimits
 from service.core import windows
-from service.core.classification import Classification, pairs_of
+from service.core.classification import Classification, phrasing_pairs
 from service.core.languages import mismatch
 from service.core.model_spec import ModelSpec
 from service.core.task import Task
@@ -48,7 +48,7 @@ class PreparedRequest:
     @property
     def pairs(self) -> int:
         """(window, phrasing) pairs, and its example texts."""
-        return len(self.task.texts) * sum(len(h) for h in self.task.hypotheses) + sum(map(len, self.task.examples))
+        return self.task.text_pairs + sum(map(len, self.task.examples))
 
 
 @dataclass(frozen=True)
@@ -68,13 +68,13 @@ def check_call(resolved: Sequence[Resolved], limits: RequestLimits) -> None:
             raise UnprocessableRequest(f"{_where(i, resolved)}{problem}")
     # a batch whose items share their labels' examples (a label set, a tuning run) computes each example
     # once: the call is charged its distinct example texts, on top of its (text, phrasing) pairs
-    examples = len({e for r in resolved for label in r.labels for e in label.examples})
+    examples = _distinct_examples(resolved)
     if examples > limits.max_examples_per_request:
         raise UnprocessableRequest(
             f"{examples} example texts in total; the limit is {limits.max_examples_per_request} "
             "(ZSC_MAX_EXAMPLES_PER_REQUEST): split the call"
         )
-    before = sum(pairs_of(r.labels) - sum(len(x.examples) for x in r.labels) for r in resolved) + examples
+    before = sum(phrasing_pairs(r.labels) for r in resolved) + examples
     if before > limits.max_pairs_per_request:
         raise UnprocessableRequest(
             f"{before} (text, phrasing) pairs{' and example texts' if examples else ''} in total; the limit is "
@@ -141,14 +141,14 @@ def prepare_call(
     """Every planned request of one call, checked (``check_call``) already; stops at the first one whose
     windows break a limit."""
     resolved = [p.resolved for p in plans]
-    pairs = len({e for r in resolved for label in r.labels for e in label.examples})
+    pairs = _distinct_examples(resolved)
     out = []
     for i, planned in enumerate(plans):
         try:
             prepared = prepare(planned, spec, tokenizer, limits.max_windows)
         except windows.TooLong as exc:
             raise WindowsOverLimit(f"{_where(i, resolved)}{exc}") from None
-        pairs += prepared.pairs - sum(map(len, prepared.task.examples))
+        pairs += prepared.task.text_pairs
         if pairs > limits.max_pairs_per_request:
             raise WindowsOverLimit(
                 f"{_where(i, resolved)}the call needs {pairs}+ (text window, phrasing) pairs; the limit is "
@@ -157,6 +157,11 @@ def prepare_call(
             )
         out.append(prepared)
     return out
+
+
+def _distinct_examples(resolved: Sequence[Resolved]) -> int:
+    """A call computes each example text once, however many labels or items share it."""
+    return len({e for r in resolved for label in r.labels for e in label.examples})
 
 
 def _where(i: int, call: Sequence[object]) -> str:

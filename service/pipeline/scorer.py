@@ -119,7 +119,7 @@ class CachedScorer:
             if embedding and side is None:
                 label_keys.update(keys[len(task.texts) :])  # after the text (or its windows)
         keys = list(seq_of)
-        count_pairs(sum(len(t.texts) * sum(len(h) for h in t.hypotheses) for t in tasks))
+        count_pairs(sum(t.text_pairs for t in tasks))
 
         with tracer().start_as_current_span("cache.local") as span:
             rows = self.labels.get_many(k for k in keys if k in label_keys)
