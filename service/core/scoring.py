@@ -67,7 +67,7 @@ def example_evidence(
 ) -> np.ndarray:
     """``[windows, labels]`` cosines of the labels that have examples: ``similarity`` to their examples,
     ``wording`` to their wording. Text-to-text cosines sit higher than text-to-label ones by an amount that
-    depends on the model and the data (e5: 0.035 on CIC, 0.065 on THUCNews), so per window they are
+    depends on the model and the data (docs/evaluation.md, "Examples"), so per window they are
     shifted by their mean excess over the same labels' wording (with one such label: ``fallback_shift``,
     the model's), which puts them on the wording's scale; blend then mixes in the wording by ``weight``."""
     similarity = np.asarray(similarity, dtype=np.float64)
