@@ -173,3 +173,14 @@ def test_two_batches_in_flight_overlap_the_next_batch_s_preparation_with_the_cur
     *_, seen = asyncio.run(scenario(1))
     at = {(kind, who): t for kind, who, t in seen}
     assert at[("prepare", "r200")] >= at[("run-end", "r100")], "one batch at a time from start to end"
+
+
+def test_each_row_comes_back_with_its_token_count_as_its_last_value():
+    import numpy as np
+
+    from service.engine.batcher import with_tokens
+
+    rows = np.array([[0.5, -1.0], [2.0, 3.0]], dtype=np.float32)
+    out = with_tokens(rows, np.array([7, 512]))
+    assert out.shape == (2, 3) and out[:, -1].tolist() == [7.0, 512.0] and np.array_equal(out[:, :-1], rows)
+    assert with_tokens(rows, None) is rows  # stages that measure nothing: the rows as they are
