@@ -126,6 +126,7 @@ def measure_engine(engine, spec, bodies, template, budget_s: float, merged: int 
     import asyncio
 
     from service.core.task import Task
+    from service.engine.batcher import with_tokens
     from service.pipeline.cache import LocalTier
     from service.pipeline.scorer import CachedScorer
 
@@ -134,7 +135,7 @@ def measure_engine(engine, spec, bodies, template, budget_s: float, merged: int 
     async def submit(seqs):
         rows, stats = engine.encode(seqs)
         counted["sequences"] += stats.sequences
-        return rows
+        return with_tokens(rows, stats.tokens)  # as the batcher returns them
 
     scorer = CachedScorer(spec, submit, LocalTier(0, 0), LocalTier(65536, 2**30))
     tasks = [Task.of(b["text"], tuple(b["labels"]), template) for b in bodies]
