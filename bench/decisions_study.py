@@ -60,10 +60,11 @@ from harness.progress import say
 from harness.report import table
 from harness.store import stored_model, use_home
 from loadtest.workload import SHARED, WORKLOAD
-from service.api.decisions import ChoiceQuestion, ScoreQuestion, is_chinese, qa_hypothesis, wordings
+from service.api.decisions.adapters import is_chinese, qa_hypothesis, wordings
+from service.api.decisions.protocol import ChoiceQuestion, ScoreQuestion
 from service.core.decisions import (
     CALIBRATION_FILE,
-    PredicateCalibration,
+    PredicateProbabilityMap,
     confidence,
     expected_calibration_error,
     fit_platt,
@@ -439,13 +440,13 @@ def measure(p: np.ndarray, pr: Pairs, boot: int, rng: np.random.Generator) -> di
     return out
 
 
-def fit_pooled(parts: Sequence[Pairs]) -> PredicateCalibration:
+def fit_pooled(parts: Sequence[Pairs]) -> PredicateProbabilityMap:
     """Platt scaling on several sets' pairs, each set weighted equally (CIC has 20x THUCNews' pairs)."""
     x = np.concatenate([p.x for p in parts])
     y = np.concatenate([p.y for p in parts])
     w = np.concatenate([np.full(p.y.size, 1.0 / p.y.size) for p in parts])
     slope, intercept = fit_platt(x, y, w * x.size / len(parts))
-    return PredicateCalibration(slope, intercept, "similarity")
+    return PredicateProbabilityMap(slope, intercept, "similarity")
 
 
 def cohort_texts(exclude: Sequence[str]) -> list[str]:
@@ -511,7 +512,7 @@ def study_predicates(model: Embedder, sets: Sequence[LabelledSet], seed: int, bo
     fitted_natural = {f: fit_pooled([fit_pairs(n, f, False) for n in names]) for f in ("cosine", "T-norm")}
     truth_share = {n: float(index[n, 0, False].y.mean()) for n in names}  # the base rate, from the fit half
 
-    def with_prior(calibration: PredicateCalibration, n: str) -> Callable[[np.ndarray], np.ndarray]:
+    def with_prior(calibration: PredicateProbabilityMap, n: str) -> Callable[[np.ndarray], np.ndarray]:
         """The balanced fit moved to a known base rate: its prior odds (1:1) replaced by the set's."""
         return calibration.with_base_rate(truth_share[n]).apply
 
@@ -595,7 +596,7 @@ def study_predicates(model: Embedder, sets: Sequence[LabelledSet], seed: int, bo
                     **measure(apply(pooled.x), pooled, boot, rng),
                 }
             )
-    shipped = PredicateCalibration(fitted[SHIPPED].slope, fitted[SHIPPED].intercept, "t-norm", COHORT_STATEMENTS)
+    shipped = PredicateProbabilityMap(fitted[SHIPPED].slope, fitted[SHIPPED].intercept, "t-norm", COHORT_STATEMENTS)
     held = {
         (r["set"], r["ratio"]): r for r in rows if r["method"] == f"Platt on {SHIPPED}" and r["wording"] == "statement"
     }

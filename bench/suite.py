@@ -145,6 +145,7 @@ def measure_engine(engine, spec, bodies, template, budget_s: float, merged: int 
     import asyncio
 
     from service.core.task import Task
+    from service.engine.batcher import with_tokens
     from service.pipeline.cache import LocalTier
     from service.pipeline.scorer import CachedScorer
 
@@ -153,7 +154,7 @@ def measure_engine(engine, spec, bodies, template, budget_s: float, merged: int 
     async def submit(seqs):
         rows, stats = engine.encode(seqs)
         counted["sequences"] += stats.sequences
-        return rows
+        return with_tokens(rows, stats.tokens)  # as the batcher returns them
 
     scorer = CachedScorer(spec, submit, LocalTier(0, 0), LocalTier(65536, 2**30))
     tasks = [Task.of(b["text"], tuple(b["labels"]), template) for b in bodies]
@@ -313,7 +314,7 @@ def run(plan: Plan, out_dir: Path, work: Path) -> dict:
                 continue  # a graph this model was not exported with
             backend = load_backend(path, spec, runtime[0], "cpu", 0, runtime[1], work / "openvino")
             engine = Engine(spec, tokenizer, backend, token_budget=8192, max_rows=256)
-            overhead = engine.calibrate()  # as the service does at start-up
+            overhead = engine.measure_overhead()  # as the service does at start-up
             ceiling = measure_ceiling(backend, tokenizer, spec, bodies[:512], template, plan.inproc_s, overhead)
             eng = measure_engine(engine, spec, bodies[512:], template, plan.inproc_s, plan.merged[name])
             say(

@@ -14,7 +14,6 @@ batching queue (BentoML's dispatcher, from the HTTP layer).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import socket
@@ -24,12 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from service.admission.gate import Admission
-from service.api.decisions import DecisionLimits
 from service.api.limits import RequestLimits
 from service.backends import Backend
-from service.config import Settings
+from service.config import Settings, model_name
 from service.core.calibration import CalibrationConfig
-from service.core.decisions import calibration_for, load_calibrations
+from service.core.decisions import load_calibrations, probability_map_for
 from service.core.model_spec import ModelSpec, StoredModel
 from service.engine.batcher import AdaptiveBatcher, Queue
 from service.engine.engine import Engine
@@ -43,6 +41,7 @@ from service.jobs.store import JobStore, MemoryJobStore
 from service.jobs.worker import JobWorker, WorkerConfig
 from service.obs import metrics
 from service.obs.memory import resident_mb
+from service.obs.tasks import cancel_and_wait
 from service.pipeline.cache import LocalTier, RedisTier
 from service.pipeline.calibration import JobCalibration, TrafficCalibration
 from service.pipeline.calibration_store import CalibrationStore
@@ -98,9 +97,7 @@ class Components:
     async def stop(self) -> None:
         """The worker's unfinished chunk goes back to the queue for another worker; connections close."""
         for task in self._tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await cancel_and_wait(task)
         self._tasks.clear()
         if self.jobs.worker is not None:  # its chunks finished within ZSC_JOB_DRAIN_S, else handed back
             await self.jobs.worker.stop(self.settings.job_drain_s)
@@ -123,7 +120,7 @@ def build(
     find_stored: FindStored | None = None,
 ) -> Components:
     """Every component of one serving process, loaded and warmed up, for the models it serves (the default
-    first); ``queue`` is the batching queue the framework provides (``service.http.batching.cork_queue``);
+    first); ``queue`` is the batching queue the framework provides (``service.http.batching.bentoml_dispatcher_queue``);
     ``admission``: the process's, which the HTTP edge holds too (made from the settings when not given);
     ``find_stored``: how a model named later (admin API, models file) is found in the model store."""
     s = settings
@@ -158,10 +155,10 @@ def _decisions(s: Settings, models: ModelRegistry) -> Decisions:
     similarity -> probability map of ``core.decisions``; not the per-label bias of ``core.calibration``)."""
     calibrations = load_calibrations()
     for model in models.served:
-        calibration = calibration_for(model.spec, calibrations)
+        calibration = probability_map_for(model.spec, calibrations)
         fitted = f"{calibration.on} calibration" if calibration is not None else "no calibration (uncalibrated)"
         log.info("decisions: %s answers predicates with %s", model.name, fitted)
-    limits = DecisionLimits(s.max_pairs_per_request, s.max_text_chars)
+    limits = RequestLimits.from_settings(s)
     return Decisions(models, s.aliases(), limits, calibrations)
 
 
@@ -176,7 +173,7 @@ def _served_model(
 ) -> ServedModel:
     before = resident_mb()
     spec = ModelSpec.from_metadata(model.metadata)
-    name = model.tag.split(":")[0]
+    name = model_name(model.tag)
     # several workers share the cores this process may use: size each worker's thread pool to its share
     threads = s.cpu_threads or max(1, len(os.sched_getaffinity(0)) // s.workers)
     tokenizer = Tokenizer.load(model.path, spec.max_length)
@@ -200,7 +197,7 @@ def _served_model(
     log.info("loaded %s (%s) on %s; warming up", model.tag, spec.kind, backend.name)
     row_width = engine.warmup()
     if s.batch_overhead_tokens < 0:
-        log.info("forward-pass overhead measured at %d tokens", engine.calibrate())
+        log.info("forward-pass overhead measured at %d tokens", engine.measure_overhead())
     # what one request costs this worker, for the in-flight limit's start: from the sample's speed when the
     # runtime was measured, else from one timed pass over a few of its texts
     admission.expect(name, choice.request_s or measure_request(engine))
@@ -213,7 +210,7 @@ def _served_model(
         spec,
         batcher.submit,
         local=LocalTier(s.cache_local_entries, s.cache_local_mb * 2**20),
-        labels=LocalTier(s.label_cache_size, s.label_cache_size * row_width * 4),
+        labels=LocalTier(s.label_cache_size, s.label_cache_size * (row_width + 1) * 4),  # + its token count
         redis=redis,
         prefix=s.cache_prefix,
         row_width=row_width,

@@ -25,6 +25,14 @@ DEFAULT_MODEL = "multilingual-e5-small"
 # openvino's bf16 and fp16 are its own inference precision over the fp32 graph; torch is fp32 (fp16 on CUDA)
 RUNTIME_PRECISIONS = {"onnx": ("fp32", "int8", "fp16"), "openvino": ("fp32", "bf16", "fp16"), "torch": ("fp32", "fp16")}
 
+# a model-store tag: a name, optionally ":version" (requests' `model`, aliases; validated and documented alike)
+MODEL_TAG = r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}"
+
+
+def model_name(tag: str) -> str:
+    """A model's name from its tag (``name:version``, or the name alone)."""
+    return tag.split(":")[0]
+
 
 @dataclass(frozen=True)
 class Batching:
@@ -35,8 +43,8 @@ class Batching:
 
 
 # On a CPU a forward pass costs the same per token at any width past a few rows: small batches keep latency
-# low. A GPU is efficient only wide (measured on an H200: StructBERT-base fp16 at seq 64 ran 28k pairs/s at
-# 256 rows and 35k at 1024, ../shared/notes/performance.md), and tokenizing on the CPU can run beside it.
+# low. A GPU is efficient only wide (docs/performance.md, "GPU batch width"), and tokenizing on the CPU can
+# run beside it.
 DEVICE_DEFAULTS = {
     "cpu": Batching(max_batch_size=512, token_budget=8192, max_rows=256, batches_in_flight=1),
     "cuda": Batching(max_batch_size=4096, token_budget=65536, max_rows=1024, batches_in_flight=2),
@@ -480,7 +488,7 @@ class Settings:
 
     def _check_aliases(self) -> None:
         served = self.served_models()
-        names = {m.split(":")[0] for m in served}
+        names = {model_name(m) for m in served}
         seen: set[str] = set()
         for entry in (e.strip() for e in self.model_aliases.split(",")):
             if not entry:
@@ -490,14 +498,14 @@ class Settings:
                 raise ValueError(
                     f"ZSC_MODEL_ALIASES: {entry!r} is not alias=model (e.g. gpt-6-luna=multilingual-e5-small)"
                 )
-            if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}", alias):
+            if not re.fullmatch(MODEL_TAG, alias):
                 raise ValueError(f"ZSC_MODEL_ALIASES: {alias!r} is not a name (letters, digits, '_', '.', ':', '-')")
             if alias in seen:
                 raise ValueError(f"ZSC_MODEL_ALIASES names the alias {alias!r} twice")
             seen.add(alias)
             if alias in names or alias in served or alias == "auto":
                 raise ValueError(f"ZSC_MODEL_ALIASES: {alias!r} is already the name of a model: choose another alias")
-            if not self.models_file and model not in served and model.split(":")[0] not in names:
+            if not self.models_file and model not in served and model_name(model) not in names:
                 raise ValueError(
                     f"ZSC_MODEL_ALIASES: {alias!r} names {model!r}, which this replica does not serve "
                     f"(ZSC_MODELS / ZSC_MODEL: {', '.join(served)})"

@@ -41,6 +41,11 @@ class UnprocessableRequest(InvalidRequest):
     error_type = "unprocessable_request"
 
 
+class WindowsOverLimit(UnprocessableRequest):
+    """A text whose windows, known only once tokenized, come to more than ZSC_MAX_WINDOWS, or (each read
+    with every phrasing) to more pairs than ZSC_MAX_PAIRS_PER_REQUEST: the text is too long for the call."""
+
+
 class LabelSetNotFound(ServiceError):
     """A request names a label set the service does not hold."""
 

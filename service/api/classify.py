@@ -10,15 +10,12 @@ text's length in tokens, its windows) is checked after this, in ``service.pipeli
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    RootModel,
     StrictBool,
     StrictInt,
     StrictStr,
@@ -28,108 +25,26 @@ from pydantic import (
 )
 
 from service.api import limits
-from service.api.limits import in_force
+from service.api.schema_rules import (
+    LABELS_SCHEMA,
+    TEMPLATE,
+    TEMPLATE_SCHEMA,
+    TEXT_SCHEMA,
+    batch_rules,
+    example_rules,
+    examples_rules,
+    label_rules,
+    phrasing_rules,
+    phrasings_rules,
+    schema_rules,
+)
+from service.config import MODEL_TAG
+from service.core.classification import Classification, Label
 
 _LABEL_SPLIT = re.compile(r"[,，]")  # ASCII or full-width comma
 
-# The rules below are both checked (validators, with messages that say what to fix) and stated in the
-# OpenAPI document (``schema_rules``), so that what the document calls valid is what the service accepts.
-# White space as str.strip() and str.isspace() know it, spelt out: JSON Schema patterns are ECMA-262 regexes,
-# whose \s is another set (it lacks U+001C..U+001F and U+0085, and has U+FEFF)
-SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-NOT_BLANK = rf"[^{SPACE}]"  # some character that is not white space
-# exactly one '{}' where the label goes; other braces doubled ('{{', '}}')
-TEMPLATE = r"^(?:[^{}]|[{][{]|[}][}])*[{][}](?:[^{}]|[{][{]|[}][}])*$"  # braces in classes: no escapes to misread
 
-
-def _label_string(most: int, longest: int) -> str:
-    """A comma-separated label string: 1 to ``most`` parts of at most ``longest`` characters, none of them
-    blank, no two the same once trimmed (the second lookahead: a part, then a later one equal to it but for
-    white space; the service answers that one with 422, ``rule_broken``, as for a list)."""
-    part, blanks = rf"[^,，]*[^,，{SPACE}][^,，]*", rf"[{SPACE}]*"
-    repeated = (
-        rf"(?:[^,，]*[,，])*{blanks}([^,，]*?[^,，{SPACE}]){blanks}[,，](?:[^,，]*[,，])*{blanks}\1{blanks}(?:[,，]|$)"
-    )
-    too_long = rf"[\s\S]*[^,，]{{{longest + 1}}}"
-    return rf"^(?!{too_long})(?!{repeated}){part}(?:[,，]{part}){{0,{most - 1}}}$"
-
-
-Rules = Callable[[], dict[str, Any]]
-
-
-def schema_rules(string: Rules | None = None, array: Rules | None = None, item: Rules | None = None):
-    """A ``json_schema_extra`` that writes validator rules into a field's schema: ``string`` on its string
-    form, ``array`` on its list form and ``item`` on the list's string items, whichever the field's union
-    has (a field that may be null gets them on its other branches). Limits are the ones in force when the
-    document is made, so it states this replica's limits."""
-
-    def extra(schema: dict[str, Any]) -> None:
-        _apply(schema, string and string(), array and array(), item and item())
-
-    return extra
-
-
-def _apply(schema: dict[str, Any], string: dict | None, array: dict | None, item: dict | None) -> None:
-    for branch in schema.get("anyOf") or schema.get("oneOf") or [schema]:
-        kind = branch.get("type")
-        if kind == "string" and string:
-            branch.update(string)
-        elif kind == "array":
-            branch.update(array or {})
-            if item:
-                _apply(branch["items"], item, None, None)
-
-
-def text_rules() -> dict[str, Any]:
-    return {"pattern": NOT_BLANK, "maxLength": in_force().max_text_chars}
-
-
-def label_rules() -> dict[str, Any]:
-    return {"pattern": NOT_BLANK, "maxLength": in_force().max_label_chars}
-
-
-def labels_rules() -> dict[str, Any]:
-    return {"minItems": 1, "maxItems": in_force().max_labels, "uniqueItems": True}
-
-
-def label_list_string_rules() -> dict[str, Any]:
-    s = in_force()
-    return {"pattern": _label_string(s.max_labels, s.max_label_chars)}
-
-
-def phrasing_rules() -> dict[str, Any]:
-    return {"pattern": NOT_BLANK, "maxLength": in_force().max_description_chars}
-
-
-def phrasings_rules() -> dict[str, Any]:
-    return {"minItems": 1, "maxItems": in_force().max_phrasings}
-
-
-def example_rules() -> dict[str, Any]:
-    return {"pattern": NOT_BLANK, "maxLength": in_force().max_example_chars}
-
-
-def examples_rules() -> dict[str, Any]:
-    return {"minItems": 1, "maxItems": in_force().max_examples_per_label}
-
-
-def template_rules() -> dict[str, Any]:
-    # the length goes into the pattern (a lookahead), not maxLength: schemathesis folds maxLength into the
-    # pattern's quantifiers and writes the braces back in a form ECMA regexes refuse
-    most = in_force().max_template_chars
-    return {"pattern": rf"^(?=[\s\S]{{0,{most}}}$)" + TEMPLATE[1:]}
-
-
-def batch_rules() -> dict[str, Any]:
-    return {"minItems": 1, "maxItems": in_force().max_batch_items}
-
-
-LABELS_SCHEMA = schema_rules(string=label_list_string_rules, array=labels_rules, item=label_rules)
-TEXT_SCHEMA = schema_rules(string=text_rules)
-TEMPLATE_SCHEMA = schema_rules(string=template_rules)
-
-# a model-store tag: a name, optionally ":version" (validated and stated in the document alike)
-MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$"
+MODEL_NAME = rf"^{MODEL_TAG}$"  # validated and stated in the document alike
 
 Truncation = Literal["end", "start", "error", "chunk"]
 Aggregation = Literal["max", "mean"]
@@ -156,31 +71,6 @@ def split_labels(labels: str | list[str]) -> list[str]:
     if isinstance(labels, str):
         return [part.strip() for part in _LABEL_SPLIT.split(labels)]
     return [label.strip() for label in labels]
-
-
-@dataclass(frozen=True)
-class Label:
-    """A candidate label as the service uses it: its name, and how it is worded for the model."""
-
-    name: str
-    descriptions: tuple[str, ...] = ()  # go into the template instead of the name
-    hypotheses: tuple[str, ...] = ()  # whole hypotheses, no template
-    examples: tuple[str, ...] = ()  # texts that belong to it (embedding models)
-
-    def hypotheses_for(self, template: str) -> tuple[str, ...]:
-        if self.hypotheses:
-            return self.hypotheses
-        return tuple(template.format(d) for d in (self.descriptions or (self.name,)))
-
-    @property
-    def phrasings(self) -> int:
-        """(text, phrasing) pairs it adds per text window: its descriptions or hypotheses, else its name."""
-        return max(1, len(self.descriptions) + len(self.hypotheses))
-
-
-def pairs_of(labels: Sequence[Label]) -> int:
-    """Model sequences a text (one window) needs for these labels: a pair per phrasing, and each example."""
-    return sum(label.phrasings + len(label.examples) for label in labels)
 
 
 class LabelObject(BaseModel):
@@ -437,24 +327,29 @@ class ClassifyRequest(BaseModel):
             raise ValueError("no labels: send labels, or the name of a label set (label_set)")
         return self
 
-    def rule_broken(self) -> str | None:
-        """The rule a JSON schema cannot state (422, not 400: the document calls the request valid): label
-        names unique once trimmed. A label set's are checked when it is loaded."""
-        seen: set[str] = set()
-        for name in self.names if self.labels is not None else ():
-            if name in seen:
-                return f"label {name!r} appears twice: labels must be unique"
-            seen.add(name)
-        return None
+    def classification(self) -> Classification:
+        """The request as the pipeline reads it (its labels as ``Label``; ``multi_label`` None when not sent,
+        so that a label set's applies)."""
+        return Classification(
+            text=self.text,
+            labels=labels_of(self.labels) if isinstance(self.labels, list) else None,
+            label_set=self.label_set,
+            model=self.model,
+            hypothesis_template=self.hypothesis_template,
+            multi_label=self.multi_label if "multi_label" in self.model_fields_set else None,
+            truncation=self.truncation,
+            chunk_aggregation=self.chunk_aggregation,
+            threshold=self.threshold,
+            top_k=self.top_k,
+            example_rule=self.example_rule,
+            example_weight=self.example_weight,
+            calibration=self.calibration,
+        )
 
-    @property
-    def label_list(self) -> list[Label]:
-        assert isinstance(self.labels, list), "a label set is resolved before the labels are read"
-        return [Label(x) if isinstance(x, str) else x.label() for x in self.labels]
 
-    @property
-    def names(self) -> list[str]:
-        return [x if isinstance(x, str) else x.name.strip() for x in self.labels or ()]
+def labels_of(labels: list[str | LabelObject]) -> tuple[Label, ...]:
+    """Validated labels (names, label objects) as the pipeline reads them."""
+    return tuple(Label(x) if isinstance(x, str) else x.label() for x in labels)
 
 
 class ClassifyBatchRequest(BaseModel):
@@ -541,97 +436,3 @@ class ClassifyResponse(BaseModel):
 
 class ClassifyBatchResponse(BaseModel):
     results: list[ClassifyResponse]
-
-
-# -- the Hugging Face Inference API's zero-shot shape ---------------------------------------------------
-class HfParameters(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    candidate_labels: list[StrictStr] | StrictStr | None = Field(
-        default=None,
-        description="Candidate labels, as in /classify; required unless label_set is given.",
-        json_schema_extra=LABELS_SCHEMA,
-    )
-    label_set: StrictStr | None = Field(default=None, description="A label set the service holds (an extension).")
-    model: StrictStr | None = Field(
-        default=None, pattern=MODEL_NAME, description="As in /classify: a model from GET /models (an extension)."
-    )
-    multi_label: StrictBool | None = Field(default=None, description="As in /classify (default false).")
-    hypothesis_template: StrictStr | None = Field(
-        default=None, description="As in /classify.", json_schema_extra=TEMPLATE_SCHEMA
-    )
-
-    @model_validator(mode="after")
-    def _some_labels(self) -> HfParameters:
-        if self.candidate_labels is None and self.label_set is None:
-            raise ValueError("candidate_labels is required (or label_set, a set the service holds)")
-        return self
-
-
-HF_EXAMPLE = {
-    "inputs": "My card was charged twice for one order",
-    "parameters": {"candidate_labels": ["billing", "shipping", "praise"]},
-}
-
-
-class HfZeroShotRequest(BaseModel):
-    """The request of Hugging Face's zero-shot-classification task (Inference API, InferenceClient)."""
-
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"example": HF_EXAMPLE})
-
-    inputs: StrictStr | list[StrictStr] = Field(
-        description="One text, or a list of texts.", json_schema_extra=schema_rules(text_rules, batch_rules, text_rules)
-    )
-    parameters: HfParameters
-
-    @field_validator("inputs")
-    @classmethod
-    def _inputs(cls, inputs: str | list[str], info: ValidationInfo) -> str | list[str]:
-        if isinstance(inputs, list):
-            limit = limits.of(info).max_batch_items
-            if not inputs:
-                raise ValueError("inputs is an empty list: send at least one text")
-            if len(inputs) > limit:
-                raise ValueError(f"{len(inputs)} inputs; the limit is {limit} (ZSC_MAX_BATCH_ITEMS)")
-        return inputs
-
-    def requests(self) -> list[ClassifyRequest]:
-        """The same classifications as /classify requests (validated as such)."""
-        texts = [self.inputs] if isinstance(self.inputs, str) else self.inputs
-        p = self.parameters
-        given = {
-            "labels": p.candidate_labels,
-            "label_set": p.label_set,
-            "model": p.model,
-            "multi_label": p.multi_label,
-            "hypothesis_template": p.hypothesis_template,
-        }
-        common = {k: v for k, v in given.items() if v is not None}
-        return [ClassifyRequest.model_validate({"text": t, **common}) for t in texts]
-
-
-class HfZeroShotAnswer(BaseModel):
-    """What transformers' zero-shot pipeline returns for one text."""
-
-    sequence: str
-    labels: list[str]
-    scores: list[float]
-
-
-class HfZeroShotOutput(RootModel[HfZeroShotAnswer | list[HfZeroShotAnswer]]):
-    """One answer for one text, a list for a list of texts, as the pipeline returns them. Its schema is
-    written out without references: BentoML's OpenAPI writer keeps only the first branch of a union and
-    cannot follow a reference inside one."""
-
-    @classmethod
-    def __get_pydantic_json_schema__(cls, core_schema, handler):
-        answer = {
-            "type": "object",
-            "properties": {
-                "sequence": {"type": "string"},
-                "labels": {"type": "array", "items": {"type": "string"}},
-                "scores": {"type": "array", "items": {"type": "number"}},
-            },
-            "required": ["sequence", "labels", "scores"],
-        }
-        return {"oneOf": [answer, {"type": "array", "items": answer}], "title": "HfZeroShotOutput"}

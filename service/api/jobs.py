@@ -10,8 +10,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, create_model
 
-from service.api.classify import ClassifyRequest, ClassifyResponse, schema_rules, text_rules
+from service.api.classify import ClassifyRequest, ClassifyResponse
 from service.api.limits import in_force
+from service.api.schema_rules import schema_rules, text_rules
 
 JobState = Literal["queued", "running", "done", "cancelled"]
 

@@ -75,7 +75,7 @@ def summary(title: str, errors: Sequence[Mapping[str, Any]]) -> str:
     return f"{head}: {where(first['loc']) + ': ' if first['loc'] else ''}{first['msg']}"
 
 
-def first_problem(exc: ValidationError) -> str:
+def first_mistake(exc: ValidationError) -> str:
     """The first mistake of a validation error, as ``path: message`` (a job item's error names it)."""
     [first, *_] = public_errors(exc.errors(include_context=False, include_input=False, include_url=False))
     return f"{where(first['loc'])}: {first['msg']}" if first["loc"] else first["msg"]

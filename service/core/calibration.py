@@ -56,6 +56,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from service.core.scoring import sigmoid, softmax
+
 # Redis hash field names: one prefix character, a separator that no prefix contains, then the label
 _SEP = "|"
 _PER_LABEL = {"s": "sums", "q": "squares", "w": "wins"}
@@ -204,8 +206,8 @@ def observe(reference: LabelStats, evidence: np.ndarray, config: CalibrationConf
 
     Why the raw top label and not the corrected one: the correction learned from a skewed sample already
     pushes the common label down, so it stops winning and its share no longer looks skewed; iterating to
-    that fixed point drifts back towards the plain mean on synthetic skew and measured worse on THUCNews
-    job-skew (+0.002, worst -0.129, against +0.007, worst -0.092). The raw winner also makes the weights
+    that fixed point drifts back towards the plain mean on synthetic skew and measured worse on a skewed
+    job (docs/evaluation.md, "Calibration"). The raw winner also makes the weights
     independent of the offsets, so a replica's delta does not depend on how stale its view of them is."""
     x = np.asarray(evidence, dtype=np.float64)
     centred = _centred_rows(x)
@@ -291,46 +293,17 @@ def corrected(evidence: np.ndarray, shift: np.ndarray | None) -> np.ndarray:
 
 def single_label_scores(evidence: np.ndarray, shift: np.ndarray | None) -> np.ndarray:
     """softmax over labels of the corrected evidence (scores sum to 1 per text)."""
-    z = corrected(evidence, shift)
-    z = z - z.max(axis=-1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=-1, keepdims=True)
+    return softmax(corrected(evidence, shift))
 
 
 def multi_label_scores(evidence: np.ndarray, shift: np.ndarray | None) -> np.ndarray:
     """sigmoid of each label's corrected pairwise evidence (embedding: scale * (cos - bias); NLI: entailment
     minus contradiction). The offsets are centred, so the labels' mean logit, hence what a threshold
     lets through on average, is the model's."""
-    return 1.0 / (1.0 + np.exp(-corrected(evidence, shift)))
+    return sigmoid(corrected(evidence, shift))
 
 
 # -- serialisation -----------------------------------------------------------------------------------
-def to_dict(stats: LabelStats) -> dict:
-    """Plain JSON / YAML data (a label set's frozen calibration; a snapshot)."""
-    return {
-        "labels": list(stats.labels),
-        "texts": float(stats.texts),
-        "total": float(stats.total),
-        "weight": float(stats.weight),
-        "sums": [float(v) for v in stats.sums],
-        "squares": [float(v) for v in stats.squares],
-        "wins": [float(v) for v in stats.wins],
-    }
-
-
-def from_dict(data: Mapping) -> LabelStats:
-    labels = tuple(str(label) for label in data["labels"])
-    return LabelStats(
-        labels,
-        float(data.get("texts", 0.0)),
-        float(data.get("total", 0.0)),
-        float(data.get("weight", 0.0)),
-        np.asarray(data.get("sums", [0.0] * len(labels)), dtype=np.float64),
-        np.asarray(data.get("squares", [0.0] * len(labels)), dtype=np.float64),
-        np.asarray(data.get("wins", [0.0] * len(labels)), dtype=np.float64),
-    )
-
-
 def to_fields(stats: LabelStats, factor: float = 1.0) -> dict[str, float]:
     """Flat ``{field: value}`` for a Redis hash: ``texts``, ``total``, ``weight`` and per label ``s|label``,
     ``q|label``, ``w|label``; decayed sums multiplied by ``factor`` (``texts`` never)."""

@@ -20,7 +20,7 @@ A decision question becomes an ordinary classification (the HTTP layer builds it
   entailment])[1] = sigmoid(entailment - contradiction)`` for an NLI model (its answer as it is). For an
   embedding model that number is not a probability: its bias and scale were fitted to rank labels, and a
   raw cosine means different things for different texts and statements (a customer-service utterance sits
-  close to every "买家..." statement). So a model with a fitted ``PredicateCalibration`` answers with Platt
+  close to every "买家..." statement). So a model with a fitted ``PredicateProbabilityMap`` answers with Platt
   scaling of the **T-normalised** cosine, as speaker verification normalises scores: the input's cosine to
   the statement, minus the mean and over the spread of its cosines to a fixed cohort of unrelated
   statements, ``sigmoid(slope * (cos - mean) / std + intercept)``. Measured (bench/decisions_study.py) it
@@ -123,7 +123,7 @@ Feature = Literal["t-norm", "similarity", "evidence"]
 
 
 @dataclass(frozen=True)
-class PredicateCalibration:
+class PredicateProbabilityMap:
     """Platt scaling of a predicate's evidence, ``sigmoid(slope * x + intercept)``, x being
 
     - ``t-norm`` (embedding models, what ships): the cosine of input and statement, normalised by the
@@ -149,13 +149,13 @@ class PredicateCalibration:
         out = _sigmoid(self.slope * np.asarray(x, dtype=np.float64) + self.intercept)
         return float(out) if np.ndim(out) == 0 else out
 
-    def with_base_rate(self, rate: float) -> PredicateCalibration:
+    def with_base_rate(self, rate: float) -> PredicateProbabilityMap:
         """The same calibration for data where a ``rate`` share of statements hold (it was fitted on even
         odds): the intercept moves by the log prior odds, the slope stays (measured: it does for t-norm)."""
         if not 0.0 < rate < 1.0:
             raise ValueError("a base rate is in (0, 1)")
         shift = math.log(rate / (1.0 - rate))
-        return PredicateCalibration(self.slope, self.intercept + shift, self.on, self.cohort)
+        return PredicateProbabilityMap(self.slope, self.intercept + shift, self.on, self.cohort)
 
 
 def t_norm(similarity: float | np.ndarray, cohort: np.ndarray) -> float | np.ndarray:
@@ -188,7 +188,7 @@ def similarity_from_pairwise(spec: ModelSpec, pairwise_score: float | np.ndarray
 def predicate_probability(
     spec: ModelSpec,
     pairwise_score: float,
-    calibration: PredicateCalibration | None = None,
+    calibration: PredicateProbabilityMap | None = None,
     cohort_scores: Sequence[float] | None = None,
 ) -> float:
     """The probability that a statement holds for the input, from the service's score of the statement as
@@ -220,7 +220,7 @@ def load_calibrations(path: Path = CALIBRATION_FILE) -> dict[str, dict]:
     return dict(json.loads(path.read_text(encoding="utf-8")).get("models", {}))
 
 
-def calibration_for(spec: ModelSpec, table: Mapping[str, Mapping]) -> PredicateCalibration | None:
+def probability_map_for(spec: ModelSpec, table: Mapping[str, Mapping]) -> PredicateProbabilityMap | None:
     """The calibration fitted for this model: same revision (the weights) and, for an embedding model, the
     same prefixes (they move every cosine). None when there is none: the caller answers uncalibrated."""
     entry = table.get(spec.revision)
@@ -231,7 +231,7 @@ def calibration_for(spec: ModelSpec, table: Mapping[str, Mapping]) -> PredicateC
         or entry.get("label_prefix", spec.label_prefix) != spec.label_prefix
     ):
         return None
-    return PredicateCalibration(
+    return PredicateProbabilityMap(
         float(entry["slope"]), float(entry["intercept"]), entry.get("on", "t-norm"), tuple(entry.get("cohort", ()))
     )
 
@@ -313,7 +313,9 @@ def _average_ranks(values: np.ndarray) -> np.ndarray:
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    # the two branches keep exp() from overflowing on either side
+    """The two-sided form (exp() never overflows on either side). Not ``scoring.sigmoid``: for a negative x
+    the two differ in the last bit, and a predicate's probability is pinned to this one
+    (tests/integration/test_golden.py)."""
     x = np.asarray(x, dtype=np.float64)
     out = np.empty_like(x)
     positive = x >= 0

@@ -27,14 +27,17 @@ from __future__ import annotations
 import numpy as np
 
 
-def _softmax(x: np.ndarray) -> np.ndarray:
+def softmax(x: np.ndarray) -> np.ndarray:
+    """Over the last axis, shifted by its maximum (exp never overflows)."""
     z = x - x.max(axis=-1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """Elementwise; for x below about -709 exp(-x) is inf and the answer 0, as it should be."""
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-x))
 
 
 # -- the general case (task.score): phrasings per label, windows per text -----------------------------
@@ -64,7 +67,7 @@ def example_evidence(
 ) -> np.ndarray:
     """``[windows, labels]`` cosines of the labels that have examples: ``similarity`` to their examples,
     ``wording`` to their wording. Text-to-text cosines sit higher than text-to-label ones by an amount that
-    depends on the model and the data (e5: 0.035 on CIC, 0.065 on THUCNews), so per window they are
+    depends on the model and the data (docs/evaluation.md, "Examples"), so per window they are
     shifted by their mean excess over the same labels' wording (with one such label: ``fallback_shift``,
     the model's), which puts them on the wording's scale; blend then mixes in the wording by ``weight``."""
     similarity = np.asarray(similarity, dtype=np.float64)
@@ -87,11 +90,11 @@ def aggregate(evidence: np.ndarray, how: str) -> np.ndarray:
 
 
 def nli_finish(evidence: np.ndarray, pairwise: bool) -> np.ndarray:
-    return _sigmoid(evidence) if pairwise else _softmax(evidence)
+    return sigmoid(evidence) if pairwise else softmax(evidence)
 
 
 def embedding_finish(cos: np.ndarray, scale: float, bias: float, pairwise: bool) -> np.ndarray:
-    return _sigmoid(scale * (cos - bias)) if pairwise else _softmax(scale * cos)
+    return sigmoid(scale * (cos - bias)) if pairwise else softmax(scale * cos)
 
 
 # -- one text, one hypothesis per label (what the pipelines compute) ---------------------------------

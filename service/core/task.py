@@ -69,6 +69,11 @@ class Task:
         return cls((text,), tuple((template.format(label),) for label in labels), multi_label)
 
     @property
+    def text_pairs(self) -> int:
+        """(text window, phrasing) pairs: what a call's pair limit and the pairs metric count."""
+        return len(self.texts) * sum(len(h) for h in self.hypotheses)
+
+    @property
     def pairwise(self) -> bool:
         """Each label scored on its own: multi-label, or a single candidate label (as the pipelines do)."""
         return self.multi_label or len(self.hypotheses) == 1

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 import anyio
+import numpy as np
 from opentelemetry import trace
 
 from service.core.task import Seq
@@ -136,6 +137,7 @@ class AdaptiveBatcher(Generic[P]):
             )
         if stats is not None:
             metrics.observe_engine(self.model, stats)
+            rows = with_tokens(rows, stats.tokens)
         out, start = [], 0
         for entry in entries:
             out.append(list(rows[start : start + len(entry)]))
@@ -151,3 +153,12 @@ class AdaptiveBatcher(Generic[P]):
             except Exception as exc:
                 metrics.ENGINE_ERRORS.labels(self.model).inc()
                 raise BackendFailure(exc) from exc
+
+
+def with_tokens(rows: Any, tokens: np.ndarray | None) -> Any:
+    """Each row with its sequence's token count as its last value: the count travels with the row (through
+    the dispatcher, which may split a request across batches, and the cache tiers), so that a call's usage
+    is read, never counted again (``pipeline.usage``)."""
+    if tokens is None:
+        return rows
+    return np.concatenate([np.asarray(rows, dtype=np.float32), tokens.astype(np.float32)[:, None]], axis=1)

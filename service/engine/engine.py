@@ -35,6 +35,9 @@ class BatchStats:
     forward_s: float = 0.0
     budget_overflows: int = 0  # single sequences longer than the whole budget
     batch_shapes: list[tuple[int, int]] = field(default_factory=list)
+    # tokens of each input sequence, in input order, as the model read them (special tokens included, cut
+    # to the window): what a call reports as its usage, measured by the one tokenization
+    tokens: np.ndarray | None = None
 
 
 class Engine:
@@ -83,7 +86,7 @@ class Engine:
         rows, _ = self.encode(sequences_for(self.spec, tasks[0])[:1])
         return int(rows.shape[1])
 
-    def calibrate(self, length: int = 16, repeats: int = 3) -> int:
+    def measure_overhead(self, length: int = 16, repeats: int = 3) -> int:
         """Measure the fixed cost of one forward pass in token equivalents (time = a + b * tokens) and use
         it to plan micro-batches: large on a GPU or with per-call framework overhead, small for a
         runtime that stays efficient at small batches."""
@@ -131,6 +134,7 @@ class Engine:
         plan = plan_micro_batches(padded, self.token_budget, self.max_rows, self.batch_overhead_tokens)
         stats.tokenize_s = time.perf_counter() - t0
         stats.sequences = len(enc.ids)
+        stats.tokens = lengths[slots]
         return PlannedBatch(slots, enc.ids, enc.type_ids, order, sorted_lengths, plan, stats)
 
     def run(self, prepared: PlannedBatch) -> tuple[np.ndarray, BatchStats]:

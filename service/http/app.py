@@ -14,62 +14,59 @@ import bentoml
 
 from service.admission.gate import Admission
 from service.api import limits
-from service.api.classify import (
-    ClassifyBatchRequest,
-    ClassifyBatchResponse,
-    ClassifyRequest,
-    ClassifyResponse,
-    HfZeroShotAnswer,
-    HfZeroShotOutput,
-    HfZeroShotRequest,
-)
+from service.api.classify import ClassifyBatchRequest, ClassifyBatchResponse, ClassifyRequest, ClassifyResponse
+from service.api.hf import HfZeroShotAnswer, HfZeroShotOutput, HfZeroShotRequest
 from service.api.limits import RequestLimits
 from service.config import settings
+from service.core.classification import Classification
 from service.http import connections
 from service.http.edge import Edge
 from service.http.errors import error_boundary
 from service.http.openapi import merged
-from service.http.routes import LateApp, make_app
+from service.http.routes import RoutesBoundLater, make_app
 from service.http.timeout import install as install_timeout
 from service.obs import logs
 from service.obs.tracing import bentoml_tracing_config, use_bentoml_provider
+from service.pipeline.call import Call
 
 log = logging.getLogger("zsc.http")
-S = settings()
-limits.use(RequestLimits.from_settings(S))  # for the bodies BentoML validates, and the document it writes
+SETTINGS = settings()
+limits.use(RequestLimits.from_settings(SETTINGS))  # for the bodies BentoML validates, and the document it writes
 install_timeout()  # BentoML's per-request timeout, with its timer cancelled once the answer starts
-connections.install(S)  # uvicorn's connections with head, body and send timeouts and a bound on the pending
+connections.install(SETTINGS)  # uvicorn's connections with head, body and send timeouts and a bound on the pending
 # The GPU deployment (ZSC_DEVICE=cuda) declares its GPU so BentoML assigns one per worker.
-_resources = {"gpu": 1} if S.device == "cuda" else None
-_tracing = bentoml_tracing_config(float(S.trace_sample_rate))
-if S.log_format == "json":
+_resources = {"gpu": 1} if SETTINGS.device == "cuda" else None
+_tracing = bentoml_tracing_config(float(SETTINGS.trace_sample_rate))
+if SETTINGS.log_format == "json":
     logs.configure("json")  # the serving CLI's own lines too; the worker's handlers again in __init__
-ROUTES = LateApp()  # label sets, jobs, the documents, the pages: bound once this worker's components exist
+ROUTES = RoutesBoundLater()  # label sets, jobs, the documents, the pages: bound once this worker's components exist
 # who gets in, one per worker process: made before the framework builds the edge, given to it and to build()
-ADMISSION = Admission.from_settings(S)
+ADMISSION = Admission.from_settings(SETTINGS)
 
 
-SERVED = S.served_models()  # ZSC_MODELS, else ZSC_MODEL: the default first
+SERVED = SETTINGS.served_models()  # ZSC_MODELS, else ZSC_MODEL: the default first
 
 
 class ZeroShotClassifier:
     def __init__(self) -> None:
         from service.build import build  # the heavy imports: importing this module stays cheap
         from service.http import admin
-        from service.http.batching import cork_queue
+        from service.http.batching import bentoml_dispatcher_queue
         from service.http.model_store import find_stored, stored
 
         self._ready = False
-        logs.configure(S.log_format)
+        logs.configure(SETTINGS.log_format)
         if _tracing:
             use_bentoml_provider()
-            log.info("tracing: OTLP/HTTP to %s, sample rate %s", _tracing["otlp"]["endpoint"], S.trace_sample_rate)
-        log.info("settings: %s", S.redacted())
+            log.info(
+                "tracing: OTLP/HTTP to %s, sample rate %s", _tracing["otlp"]["endpoint"], SETTINGS.trace_sample_rate
+            )
+        log.info("settings: %s", SETTINGS.redacted())
         models = [stored(getattr(self, f"model_{i}")) for i in range(len(SERVED))]
-        self.components = build(S, models, cork_queue, ADMISSION, find_stored)
+        self.components = build(SETTINGS, models, bentoml_dispatcher_queue, ADMISSION, find_stored)
         self.models = self.components.models
         document = lambda: merged(ZeroShotClassifier.openapi_spec.asdict(), self.models.default.name)  # noqa: E731
-        admin_routes = admin.routes(self.components.model_manager, S)
+        admin_routes = admin.routes(self.components.model_manager, SETTINGS)
         ROUTES.bind(make_app(self.components, openapi=document, extra=admin_routes))
         # Everything loaded so far lives as long as the process: move it out of the garbage collector's
         # sight, so the collections that request handling triggers do not scan the model's objects.
@@ -94,27 +91,27 @@ class ZeroShotClassifier:
     @error_boundary
     async def classify(self, request: ClassifyRequest, /, ctx: bentoml.Context) -> ClassifyResponse:
         """Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked."""
-        [answer] = await self._classify([request], ctx)
+        [answer] = await self._classify([request.classification()], ctx)
         return answer
 
     @bentoml.api(route="/classify_batch")
     @error_boundary
     async def classify_batch(self, request: ClassifyBatchRequest, /, ctx: bentoml.Context) -> ClassifyBatchResponse:
         """Rank labels for many texts in one call; each item carries its own labels and options."""
-        return ClassifyBatchResponse(results=await self._classify(request.items, ctx))
+        return ClassifyBatchResponse(results=await self._classify([i.classification() for i in request.items], ctx))
 
     @bentoml.api(route="/hf/zero-shot-classification")
     @error_boundary
     async def hf_zero_shot(self, request: HfZeroShotRequest, /, ctx: bentoml.Context) -> HfZeroShotOutput:
         """Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
         `InferenceClient(model="http://HOST:PORT/hf/zero-shot-classification").zero_shot_classification(...)`."""
-        items = request.requests()
+        items = [r.classification() for r in request.requests()]
         answers = await self._classify(items, ctx)
         out = [HfZeroShotAnswer(sequence=i.text, labels=a.labels, scores=a.scores) for i, a in zip(items, answers)]
         return HfZeroShotOutput(out[0] if isinstance(request.inputs, str) else out)
 
-    async def _classify(self, requests: list[ClassifyRequest], ctx: bentoml.Context) -> list[ClassifyResponse]:
-        answers = await self.models.classify(requests)
+    async def _classify(self, items: list[Classification], ctx: bentoml.Context) -> list[ClassifyResponse]:
+        answers = await self.models.classify(Call(tuple(items)))
         ctx.response.headers["X-Cache"] = answers.cache
         if answers.warnings:
             ctx.response.headers["X-ZSC-Warnings"] = ",".join(answers.warnings)
@@ -127,9 +124,9 @@ for _i, _name in enumerate(SERVED):
     setattr(ZeroShotClassifier, f"model_{_i}", bentoml.models.BentoModel(_name))
 ZeroShotClassifier = bentoml.service(
     name="zero_shot_classifier",
-    workers=S.workers,
+    workers=SETTINGS.workers,
     **({"resources": _resources} if _resources else {}),
-    traffic={"timeout": S.timeout_s},  # ZSC_MAX_CONCURRENCY: service.admission, so its 429 says when to retry
+    traffic={"timeout": SETTINGS.timeout_s},  # ZSC_MAX_CONCURRENCY: service.admission, so its 429 says when to retry
     # our access line (http/edge) carries the request id, cache status and pairs: BentoML's would repeat it
     logging={"access": {"enabled": False}},
     # without a collector, BentoML's tracing middleware would still record a span per request (its request
@@ -140,4 +137,4 @@ ZeroShotClassifier = bentoml.service(
 # Routes that are not one JSON body in and out (label sets, jobs, the web page), beside the APIs above
 ZeroShotClassifier.mount_asgi_app(ROUTES, path="/", name="zsc_routes")
 # Request ids, API keys, rate limits, the body read and bound, admission and the access line, for every route
-ZeroShotClassifier.add_asgi_middleware(Edge, settings=S, admission=ADMISSION)
+ZeroShotClassifier.add_asgi_middleware(Edge, settings=SETTINGS, admission=ADMISSION)

@@ -23,7 +23,7 @@ def _shed() -> None:
     raise Overloaded()
 
 
-def cork_queue(
+def bentoml_dispatcher_queue(
     run_batch: RunBatch, *, max_batch_size: int, max_latency_ms: int, in_flight: int
 ) -> tuple[Submit, Close]:
     """BentoML's dispatcher around ``run_batch``: at most ``in_flight`` batches at once; an entry predicted

@@ -4,8 +4,9 @@ POST /v1/decisions          ``client.decisions.create(...)``: typed answers to q
 GET  /v1/models             ``client.models.list()``: the served models and their aliases (ZSC_MODEL_ALIASES)
 GET  /v1/models/{model_id}  ``client.models.retrieve(id)``
 
-Thin handlers: the body is validated against OpenAI's request types (``api.decisions``), the questions are
-answered below HTTP (``pipeline.decisions``: one ``ModelRegistry.classify`` call), the answer is written with
+Thin handlers (vLLM's router): the body is validated against OpenAI's request types
+(``api.decisions.protocol``) and its input read as text (``adapters.input_text``), the questions are answered
+below HTTP (``pipeline.decisions``: one ``ModelRegistry.classify`` call), the answer is written with
 every field, ``null`` ones included (the SDK's tool runner and langchain-openai read ``name`` from every
 answer). Errors come out in OpenAI's envelope with the statuses its SDK maps to its exceptions
 (``http/errors.py``, by the path); the edge (keys, body bound, admission) treats these routes as it treats
@@ -22,8 +23,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from service.api.decisions import DecisionCreateRequest, first_problem
+from service.api.decisions.adapters import InputNotReadable, input_text
+from service.api.decisions.protocol import DecisionCreateRequest
 from service.errors import InvalidRequest
+from service.http.decisions_errors import envelope_fields
 from service.http.edge.paths import DECISIONS
 from service.http.errors import error_boundary
 
@@ -60,12 +63,18 @@ def routes(decisions: Decisions) -> list[Route]:
 
 
 def parse(body: bytes) -> DecisionCreateRequest:
-    """The body as a decision request; a 400 naming the first field at fault (``param``) otherwise."""
+    """The body as a decision request whose input has text to read; a 400 naming the first field at fault
+    (``param``) otherwise."""
     try:
-        return DecisionCreateRequest.model_validate_json(body)
+        request = DecisionCreateRequest.model_validate_json(body)
     except ValidationError as exc:
-        param, message = first_problem(exc)
+        param, message = envelope_fields(exc)
         raise InvalidRequest(message, param=param) from None
+    try:
+        input_text(request.input)
+    except InputNotReadable as exc:
+        raise InvalidRequest(f"input: {exc}", param="input") from None
+    return request
 
 
 def _json(body: str, headers: dict[str, str] | None = None) -> Response:

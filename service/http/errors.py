@@ -58,12 +58,14 @@ from service.errors import (
     Unauthorized,
     UnprocessableRequest,
     UnsupportedMediaType,
+    WindowsOverLimit,
 )
 
 log = logging.getLogger("zsc.http.errors")
 
-# most specific first: UnprocessableRequest is an InvalidRequest
+# most specific first: UnprocessableRequest is an InvalidRequest, WindowsOverLimit an UnprocessableRequest
 STATUS: list[tuple[type[ServiceError], int]] = [
+    (WindowsOverLimit, 422),
     (UnprocessableRequest, 422),
     (InvalidRequest, 400),
     (LabelSetNotFound, 404),

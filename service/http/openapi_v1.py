@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from service.api.decisions import Decision, DecisionCreateRequest, ModelList, ModelObject
+from service.api.decisions.protocol import Decision, DecisionCreateRequest, ModelList, ModelObject
 from service.api.documents import OpenAIErrorBody
 from service.config import DEFAULT_MODEL
 

@@ -3,7 +3,7 @@ shape under /v1, the OpenAPI document, the web page, the Swagger page): a Starle
 from the components it serves, so no handler looks anything up.
 
 BentoML mounts apps when the service class is defined, before a worker has built its components, so the
-class mounts ``LateApp``, a Starlette app without routes until ``bind`` gives it those ``make_app`` made (in
+class mounts ``RoutesBoundLater``, a Starlette app without routes until ``bind`` gives it those ``make_app`` made (in
 the service's ``__init__``, before the worker reports ready). BentoML mounts it passively (``PassiveMount``
 reads its routes per request): it answers only the paths listed here, and everything else, its own routes
 included, stays BentoML's.
@@ -81,7 +81,7 @@ def make_app(
     )
 
 
-class LateApp(Starlette):
+class RoutesBoundLater(Starlette):
     """The mounted app: no routes (so no path is taken from BentoML) until ``bind``."""
 
     def __init__(self) -> None:

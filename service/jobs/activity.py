@@ -30,10 +30,11 @@ How, and what it costs:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
+
+from service.obs.tasks import cancel_and_wait
 
 log = logging.getLogger("zsc.jobs.activity")
 
@@ -191,9 +192,7 @@ class ClusterActivity:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None
         await self._redis.aclose()
 

@@ -27,7 +27,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from service.api.classify import ClassifyRequest
-from service.api.validation import first_problem
+from service.api.validation import first_mistake
+from service.core.classification import Classification
 from service.errors import InvalidRequest, UnprocessableRequest
 from service.pipeline.label_sets import Resolved
 
@@ -121,7 +122,7 @@ def check_shared(shared: dict[str, Any]) -> None:
     try:
         ClassifyRequest.model_validate(probe, context=JOB_ITEM)
     except ValidationError as exc:
-        raise InvalidRequest(f"the job's shared fields: {first_problem(exc)}") from None
+        raise InvalidRequest(f"the job's shared fields: {first_mistake(exc)}") from None
 
 
 def checked(raw: list[Any], shared: dict[str, Any], max_items: int, what: str) -> list[ClassifyRequest]:
@@ -141,7 +142,7 @@ def checked(raw: list[Any], shared: dict[str, Any], max_items: int, what: str) -
         try:
             items.append(ClassifyRequest.model_validate(merged, context=JOB_ITEM))
         except ValidationError as exc:
-            problems.append(f"{what} {n}: {first_problem(exc)}")
+            problems.append(f"{what} {n}: {first_mistake(exc)}")
         if len(problems) >= MAX_REPORTED:
             break
     if problems:
@@ -149,14 +150,14 @@ def checked(raw: list[Any], shared: dict[str, Any], max_items: int, what: str) -
     return items
 
 
-def resolved(requests: list[ClassifyRequest], resolve: Callable[[ClassifyRequest], Resolved]) -> list[Resolved]:
+def resolved(requests: list[ClassifyRequest], resolve: Callable[[Classification], Resolved]) -> list[Resolved]:
     """Each item's model chosen, label set resolved and rules checked (``resolve``: the model registry's);
     422 naming the first items that break a rule no schema states. An unknown model or label set is the
     whole submission's error (404), as for a call."""
     items, problems = [], []
     for n, request in enumerate(requests, start=1):
         try:
-            items.append(resolve(request))
+            items.append(resolve(request.classification()))
         except UnprocessableRequest as exc:
             problems.append(f"item {n}: {exc}")
             if len(problems) >= MAX_REPORTED:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from service.api.classify import AnswerWarning, ClassifyRequest, ClassifyResponse, LabelObject
+from service.api.classify import AnswerWarning, ClassifyRequest, ClassifyResponse
+from service.core.classification import Classification, Label
 from service.errors import ServiceError
 from service.jobs.records import item_error
+from service.pipeline.call import Call
 from service.pipeline.label_sets import NO_CALIBRATION, CalibrationChoice, Resolved
 
 if TYPE_CHECKING:
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
 
 def to_store(resolved: Resolved) -> dict[str, Any]:
     """What the store keeps for one item (JSON: a Redis Stream entry holds it)."""
-    out: dict[str, Any] = {"request": resolved.request.model_dump(mode="json", exclude_none=True)}
+    out: dict[str, Any] = {"request": _fields(resolved.request)}
     if resolved.thresholds:
         out["thresholds"] = resolved.thresholds
     if resolved.warnings:
@@ -39,18 +41,40 @@ def calibration_mode(item: dict[str, Any]) -> str:
     return item.get("calibration", {}).get("mode", "none")
 
 
-def from_store(item: dict[str, Any]) -> Resolved | ClassifyRequest:
-    """The stored item as intake left it, built without validation (it was validated at intake). An item
-    queued by a version before this format (a bare /classify body) is validated as the request it is."""
+def from_store(item: dict[str, Any]) -> Resolved | Classification:
+    """The stored item as intake left it, rebuilt without a second check (it was validated at intake). An
+    item queued by a version before this format (a bare /classify body) is validated as the request it is."""
     if "request" not in item:
-        return ClassifyRequest.model_validate(item)
+        return ClassifyRequest.model_validate(item).classification()
     fields = dict(item["request"])
     if isinstance(fields.get("labels"), list):
-        fields["labels"] = [x if isinstance(x, str) else LabelObject.model_construct(**x) for x in fields["labels"]]
-    request = ClassifyRequest.model_construct(**fields)
+        fields["labels"] = tuple(_label(x) for x in fields["labels"])
+    request = Classification(**fields)
     warnings = [AnswerWarning.model_construct(**w) for w in item.get("warnings", ())]
     chosen = CalibrationChoice(**item["calibration"]) if "calibration" in item else NO_CALIBRATION
     return Resolved(request, dict(item.get("thresholds", {})), warnings, chosen)
+
+
+def _fields(request: Classification) -> dict[str, Any]:
+    """A resolved classification as JSON, in the shape of the /classify body it came from (so that items
+    stored by one version are read by the next)."""
+    out = {k: v for k, v in vars(request).items() if v is not None and k != "labels"}
+    out["labels"] = [_label_json(label) for label in request.labels or ()]
+    return out
+
+
+def _label_json(label: Label) -> str | dict[str, Any]:
+    if not (label.descriptions or label.hypotheses or label.examples):
+        return label.name
+    wording = {"description": label.descriptions, "hypothesis": label.hypotheses, "examples": label.examples}
+    return {"name": label.name, **{k: list(v) for k, v in wording.items() if v}}
+
+
+def _label(stored: str | dict[str, Any]) -> Label:
+    if isinstance(stored, str):
+        return Label(stored)
+    wording = [stored.get(k) or () for k in ("description", "hypothesis", "examples")]
+    return Label(stored["name"].strip(), *(tuple([w] if isinstance(w, str) else w) for w in wording))
 
 
 async def classify_items(
@@ -59,7 +83,7 @@ async def classify_items(
     """A slice of a job's stored items through their models' pipelines: each item's answer as /classify
     gives it, or its own error in its place (the rest of the slice goes on). A model failure fails the
     slice (the worker retries it). ``calibration``: the job's own (items asking for calibration "job")."""
-    answers = await models.classify([from_store(i) for i in items], job=True, job_calibration=calibration)
+    answers = await models.classify(Call(tuple(from_store(i) for i in items), job=True, job_calibration=calibration))
     return [_result(r) for r in answers.results]
 
 

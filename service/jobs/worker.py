@@ -40,6 +40,7 @@ from service.jobs.calibration import fitted, sample_sums
 from service.jobs.items import calibration_mode
 from service.jobs.records import ACTIVE, ESTIMATE, FINISHED, NOT_STORED, Chunk, is_error, item_error
 from service.jobs.store import JobStore
+from service.obs.tasks import cancel_and_wait
 from service.pipeline.calibration import JobCalibration
 
 log = logging.getLogger("zsc.jobs.worker")
@@ -107,10 +108,9 @@ class JobWorker:
             if late:
                 log.warning("job worker stopping: %d chunk(s) unfinished after %.0f s, handed back", len(late), drain_s)
         for task in self._tasks:
-            task.cancel()
+            task.cancel()  # all of them first: they release their chunks at once
         for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            await cancel_and_wait(task, swallow=(Exception,))
         self._tasks = []
 
     async def _loop(self) -> None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from service.config import model_name
 from service.core.model_spec import DEFAULT_EMBEDDING_TEMPLATE, DEFAULT_NLI_TEMPLATE, ModelSpec
 from service.core.scoring import contradiction_index_for, entailment_index_for
 from service.modelstore.known_models import BUNDLED_SOURCES, known
@@ -414,7 +415,7 @@ def ensure_bundled(name: str = MULTILINGUAL_NAME, progress: bool = True):
     try:
         return bentoml.models.get(name)
     except NotFound:
-        if name.split(":")[0] not in BUNDLED_NAMES:
+        if model_name(name) not in BUNDLED_NAMES:
             raise ModelImportError(
                 f"model {name!r} is not in the store and is not a bundled one ({', '.join(BUNDLED_NAMES)}): "
                 "import it first (zsc import-model SOURCE --name NAME)"

@@ -30,13 +30,14 @@ log = logging.getLogger("zsc.cache")
 
 
 def cache_key(prefix: str, revision: str, kind: str, seq: Seq) -> str:
-    """``prefix:revision:kind:digest``; the revision in every key keeps models apart."""
+    """``prefix:revision:kind:tdigest``; the revision in every key keeps models apart; the ``t`` says the
+    row ends with its sequence's token count (rows stored before without it are not read as such)."""
     h = hashlib.blake2b(digest_size=16)
     h.update(seq[0].encode("utf-8"))
     if seq[1] is not None:
         h.update(b"\x00\x01")  # a separator no text contains; distinguishes (a, b) from (a + b, None)
         h.update(seq[1].encode("utf-8"))
-    return f"{prefix}:{revision}:{kind}:{h.hexdigest()}"
+    return f"{prefix}:{revision}:{kind}:t{h.hexdigest()}"
 
 
 class LocalTier:

@@ -43,6 +43,7 @@ from service.core.calibration import (
 )
 from service.core.task import NLI_PAIRWISE_SPACE, Task, wording_of
 from service.obs import metrics
+from service.obs.tasks import cancel_and_wait
 from service.pipeline.calibration_store import CalibrationStore, CalibrationStoreUnavailable
 from service.pipeline.label_sets import CalibrationChoice
 
@@ -267,9 +268,7 @@ class TrafficCalibration:
     async def stop(self) -> None:
         """Stop following and write what is still pending, once (the store is closed by its owner)."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None
         if self.store is not None:
             with contextlib.suppress(Exception):
@@ -343,7 +342,7 @@ def for_request(
     return JobText(job or JobCalibration(fitted={}), group_of(traffic.revision, space, columns), columns)
 
 
-def wanted(choice: CalibrationChoice, task: Task, space: str, traffic: TrafficCalibration) -> tuple | None:
+def traffic_record_for(choice: CalibrationChoice, task: Task, space: str, traffic: TrafficCalibration) -> tuple | None:
     """The traffic record a request needs: (key, labels, label set), or None."""
     if choice.mode != "traffic" or len(task.hypotheses) < 2:
         return None
@@ -351,5 +350,5 @@ def wanted(choice: CalibrationChoice, task: Task, space: str, traffic: TrafficCa
     return traffic.key(space, columns), columns.labels, choice.label_set
 
 
-def applied(calibration: TextCalibration | None) -> CalibrationApplied:
+def answer_calibration(calibration: TextCalibration | None) -> CalibrationApplied:
     return NOT_CALIBRATED if calibration is None else calibration.applied()

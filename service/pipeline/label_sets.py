@@ -40,151 +40,22 @@ message naming the file (better than a set that silently answers differently).
 
 from __future__ import annotations
 
-import functools
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    StrictBool,
-    StrictFloat,
-    StrictInt,
-    StrictStr,
-    ValidationError,
-    ValidationInfo,
-    field_validator,
-    model_validator,
-)
+from pydantic import ValidationError
 
 from service.api import limits
-from service.api.classify import (
-    AnswerWarning,
-    ClassifyRequest,
-    ExampleRule,
-    Label,
-    LabelObject,
-    Probability,
-    pairs_of,
-)
-from service.api.validation import first_problem
+from service.api.classify import AnswerWarning
+from service.api.label_sets import FrozenCalibration, LabelSet
+from service.api.validation import first_mistake
+from service.core.classification import Classification, Label
 from service.errors import LabelSetNotFound
 
 log = logging.getLogger("zsc.label_sets")
 SUFFIXES = (".yaml", ".yml")
-
-
-class FrozenCalibration(BaseModel):
-    """Per-label offsets fitted offline on unlabelled texts with the set's own wording (``zsc calibrate``):
-    the same correction on every replica and after every restart."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    mode: Literal["frozen"] = "frozen"
-    model: StrictStr
-    revision: StrictStr
-    texts: StrictInt = Field(ge=0)
-    offsets: dict[str, StrictFloat | StrictInt]  # per label name, in logit units (embedding models: both modes)
-    multi_label_offsets: dict[str, StrictFloat | StrictInt] | None = None  # NLI: entailment minus contradiction
-    fitted: dict[str, Any] | None = None
-
-    def applies_to(self, model: str, revision: str) -> bool:
-        return self.model == model.split(":")[0] and self.revision == revision
-
-
-class LabelSet(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: StrictStr = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
-    description: StrictStr | None = None
-    labels: list[StrictStr | LabelObject]
-    hypothesis_template: StrictStr | None = None
-    multi_label: StrictBool | None = None
-    threshold: Probability | None = None
-    thresholds: dict[str, Probability] = Field(default_factory=dict)
-    example_rule: ExampleRule | None = None  # how its labels' examples join their wording (zsc tune's pick)
-    example_weight: Probability | None = None
-    model: StrictStr | None = None
-    revision: StrictStr | None = None
-    tuning: dict[str, Any] | None = None
-    calibration: Literal["none", "traffic"] | FrozenCalibration | None = None
-
-    @model_validator(mode="after")
-    def _fit_names_the_labels(self) -> LabelSet:
-        if isinstance(self.calibration, FrozenCalibration):
-            for key in ("offsets", "multi_label_offsets"):
-                given = getattr(self.calibration, key)
-                if given is not None and set(given) != set(self.names):
-                    raise ValueError(f"calibration {key} must name every label of the set once: {sorted(self.names)}")
-        return self
-
-    @field_validator("labels")
-    @classmethod
-    def _labels(cls, labels, info: ValidationInfo):
-        # the request's own rules (non-empty, unique, lengths, phrasings, limits) where the set is served;
-        # `zsc tune` writes sets for a service whose limits it does not know (context {"limits": False})
-        if (info.context or {}).get("limits", True) is False:
-            return labels
-        most = limits.of(info)
-        request = ClassifyRequest.model_validate({"text": "x", "labels": labels}, context=limits.context(most))
-        if problem := request.rule_broken():
-            raise ValueError(problem)
-        words = request.label_list
-        if (examples := sum(len(x.examples) for x in words)) > most.max_examples_per_request:
-            raise ValueError(
-                f"{examples} example texts; the limit is {most.max_examples_per_request} (ZSC_MAX_EXAMPLES_PER_REQUEST)"
-            )
-        if (pairs := pairs_of(words)) > most.max_pairs_per_request:
-            raise ValueError(f"{pairs} pairs; the limit is {most.max_pairs_per_request} (ZSC_MAX_PAIRS_PER_REQUEST)")
-        return request.labels
-
-    def defaults(self) -> dict[str, Any]:
-        """The request fields this set gives (validated when it was loaded), as the request holds them."""
-        out: dict[str, Any] = {"labels": list(self.labels)}
-        for key in ("hypothesis_template", "multi_label", "threshold", "example_rule", "example_weight"):
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
-        return out
-
-    @property
-    def names(self) -> list[str]:
-        return [x if isinstance(x, str) else x.name for x in self.labels]
-
-    def summary(self, model: str, revision: str) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "description": self.description,
-            "labels": self.names,
-            "hypothesis_template": self.hypothesis_template,
-            "multi_label": self.multi_label,
-            "threshold": self.threshold,
-            "thresholds": self.thresholds,
-            "examples": sum(len(x.examples or ()) for x in self.labels if isinstance(x, LabelObject)),
-            "example_rule": self.example_rule,
-            "example_weight": self.example_weight,
-            "model": self.model,
-            "revision": self.revision,
-            "matches_model": self.matches(model, revision),
-            "calibration": self.calibration_summary(model, revision),
-        }
-
-    def calibration_summary(self, model: str, revision: str) -> dict[str, Any]:
-        """Its calibration as GET /label_sets shows it (a traffic one's texts are the route's to fill in)."""
-        frozen = self.calibration if isinstance(self.calibration, FrozenCalibration) else None
-        return {
-            "mode": "frozen" if frozen else self.calibration or "none",
-            "texts": frozen.texts if frozen else None,
-            "calibrated": frozen is not None and frozen.applies_to(model, revision),
-        }
-
-    def matches(self, model: str, revision: str) -> bool:
-        """False when the set says it was tuned on another model or revision."""
-        return (self.model is None or self.model == model.split(":")[0]) and (
-            self.revision is None or self.revision == revision
-        )
 
 
 @dataclass(frozen=True)
@@ -207,37 +78,39 @@ NO_CALIBRATION = CalibrationChoice()
 
 @dataclass(frozen=True)
 class Resolved:
-    """A request with its label set's fields filled in (or as it came, when it names none): what the rest
-    of the pipeline reads. The set's per-label thresholds and a warning when it was tuned on another model
-    come with it."""
+    """A classification with its label set's fields filled in (or as it came, when it names none), its
+    labels and ``multi_label`` known: what the rest of the pipeline reads. The set's per-label thresholds and
+    a warning when it was tuned on another model come with it."""
 
-    request: ClassifyRequest  # with the label set's fields filled in
+    request: Classification  # with the label set's fields filled in
     thresholds: dict[str, float]
     warnings: list[AnswerWarning]
     calibration: CalibrationChoice = NO_CALIBRATION
 
-    @functools.cached_property
+    @property
     def labels(self) -> tuple[Label, ...]:
-        """The request's labels as the pipeline reads them, built once."""
-        return tuple(self.request.label_list)
+        assert self.request.labels is not None, "a resolved classification has its labels"
+        return self.request.labels
 
 
 def resolve(
-    request: ClassifyRequest, sets: dict[str, LabelSet], model: str, revision: str, pin: str | None = None
+    request: Classification, sets: dict[str, LabelSet], model: str, revision: str, pin: str | None = None
 ) -> Resolved:
-    """A request naming a label set, with the set's labels, template, multi_label and threshold filled in
-    where the request does not give its own (LabelSetNotFound: 404); ``pin``: the model it runs on, written
-    into it (a job item, run later by any replica). Nothing is validated again: the request was, and so was
-    the set when it was loaded; the one rule between them (labels from somewhere) holds by construction."""
+    """A classification naming a label set, with the set's labels, template, multi_label and threshold filled
+    in where it does not give its own (LabelSetNotFound: 404); ``pin``: the model it runs on, written into it
+    (a job item, run later by any replica). Nothing is validated again: the request was, and so was the set
+    when it was loaded; the one rule between them (labels from somewhere) holds by construction."""
     pinned = {"model": pin} if pin is not None else {}
     if request.label_set is None:
-        return Resolved(request.model_copy(update=pinned) if pinned else request, {}, [], _chosen(request, None))
+        merged = replace(request, multi_label=bool(request.multi_label), **pinned)
+        return Resolved(merged, {}, [], _chosen(request, None))
     found = sets.get(request.label_set)
     if found is None:
         raise LabelSetNotFound(request.label_set, list(sets))
-    given = {k for k in request.model_fields_set if getattr(request, k) is not None}  # null: not given
+    given = request.given()
     fill = {k: v for k, v in found.defaults().items() if k not in given}
-    merged = request.model_copy(update={**fill, "label_set": None, **pinned})
+    merged = replace(request, **{**fill, "label_set": None, **pinned})
+    merged = replace(merged, multi_label=bool(merged.multi_label))
     thresholds = found.thresholds if merged.multi_label and "threshold" not in given else {}
     warnings = []
     if not found.matches(model, revision):
@@ -253,7 +126,7 @@ def resolve(
 
 
 def _chosen(
-    request: ClassifyRequest,
+    request: Classification,
     found: LabelSet | None,
     given: set[str] = frozenset(),  # type: ignore[assignment]
     model: str = "",
@@ -296,7 +169,7 @@ def load_dir(directory: str | Path, most: limits.RequestLimits | None = None) ->
             raw = yaml.safe_load(path.read_text(encoding="utf-8"))
             found = LabelSet.model_validate(raw, context=limits.context(most))
         except ValidationError as exc:
-            raise LabelSetError(f"label set file {path}: {first_problem(exc)}") from None
+            raise LabelSetError(f"label set file {path}: {first_mistake(exc)}") from None
         except (OSError, yaml.YAMLError) as exc:
             raise LabelSetError(f"label set file {path}: {exc}") from None
         if found.name in sets:

@@ -23,20 +23,22 @@ from dataclasses import dataclass
 
 import anyio
 
-from service.api.classify import ClassifyRequest, ClassifyResponse
+from service.api.classify import ClassifyResponse
 from service.api.limits import RequestLimits
+from service.core.classification import Classification
 from service.core.model_spec import ModelSpec
-from service.core.task import Task, sequences_for, space_of
+from service.core.task import Task, space_of
 from service.engine.tokenization import Tokenizer
 from service.errors import ServiceError
 from service.obs import metrics
 from service.pipeline import calibration
 from service.pipeline.answer import answer
 from service.pipeline.calibration import JobCalibration, TrafficCalibration
+from service.pipeline.call import Call
 from service.pipeline.label_sets import LabelSet, Resolved, resolve
 from service.pipeline.prepare import Plan, PreparedRequest, check_call, plan, prepare_call
-from service.pipeline.scorer import CachedScorer, Scored
-from service.pipeline.usage import SequenceLengths, TokenUsage
+from service.pipeline.scorer import CachedScorer
+from service.pipeline.usage import TokenUsage
 
 INTERACTIVE_GRACE_S = 0.5  # jobs keep yielding this long after the last interactive request ends
 
@@ -75,41 +77,32 @@ class Pipeline:
         self.scorer = scorer
         self.label_sets = label_sets
         self.limits = limits
-        self.lengths = SequenceLengths(tokenizer, pairs=spec.kind == "nli")
         self.traffic = traffic  # this model's traffic calibration records
         self._interactive = 0  # interactive calls in flight
         self._interactive_seen = 0.0  # when the last one ended (time.monotonic)
         self.in_flight = 0  # every call in flight, jobs' too: a replaced model is retired once it is 0
 
-    def resolve(self, request: ClassifyRequest, pin: str | None = None) -> Resolved:
+    def resolve(self, request: Classification, pin: str | None = None) -> Resolved:
         """The request with its label set's fields filled in (``LabelSetNotFound`` for a set not held);
         ``pin``: the model name written into it."""
         return resolve(request, self.label_sets, self.model_tag, self.spec.revision, pin)
 
-    def checked(self, request: ClassifyRequest, pin: str | None = None) -> Resolved:
+    def checked(self, request: Classification, pin: str | None = None) -> Resolved:
         """Resolved and checked as a call of its own (``UnprocessableRequest``): a job item at submission."""
         resolved = self.resolve(request, pin)
         check_call([resolved], self.limits)
         return resolved
 
-    async def classify(
-        self,
-        requests: Sequence[ClassifyRequest | Resolved],
-        job: bool = False,
-        job_calibration: JobCalibration | None = None,
-        usage: bool = False,
-    ) -> Answers:
-        """Answers for validated requests (or ones already resolved: a job's items are resolved at intake);
-        ``job_calibration``: a job's own fit, or its sample (its items asking for calibration "job");
-        ``usage``: with the tokens the model read for them (``Answers.usage``)."""
+    async def classify(self, call: Call) -> Answers:
+        """Answers for a call's classifications, in its order (``Answers.usage`` when it asks for usage)."""
         self.in_flight += 1
-        if not job:
+        if not call.job:
             self._interactive += 1
         try:
-            return await self._classify(requests, job, job_calibration, usage)
+            return await self._classify(call.items, call.job, call.job_calibration, call.usage)
         finally:
             self.in_flight -= 1
-            if not job:
+            if not call.job:
                 self._interactive -= 1
                 self._interactive_seen = time.monotonic()
 
@@ -120,12 +113,12 @@ class Pipeline:
         summary = found.calibration_summary(self.model_tag, self.spec.revision)
         if summary["mode"] != "traffic":
             return summary
-        planned = plan(
-            self.resolve(ClassifyRequest.model_validate({"text": "-", "label_set": name})), self.spec, self.tokenizer
-        )
+        planned = plan(self.resolve(Classification("-", label_set=name)), self.spec, self.tokenizer)
         examples = tuple(label.examples for label in planned.resolved.labels)
         task = Task(("-",), planned.hypotheses, bool(found.multi_label), examples=examples if any(examples) else ())
-        want = calibration.wanted(planned.resolved.calibration, task, space_of(self.spec, task), self.traffic)
+        want = calibration.traffic_record_for(
+            planned.resolved.calibration, task, space_of(self.spec, task), self.traffic
+        )
         if want is not None:
             summary["texts"], summary["calibrated"] = await self.traffic.status(want[0], want[1])
         return summary
@@ -142,7 +135,7 @@ class Pipeline:
 
     async def _classify(
         self,
-        requests: Sequence[ClassifyRequest | Resolved],
+        requests: Sequence[Classification | Resolved],
         job: bool,
         job_calibration: JobCalibration | None,
         usage: bool,
@@ -180,36 +173,28 @@ class Pipeline:
                 continue
             s, text = next(scored)
             statuses.add(s.cache)
-            applied = calibration.applied(text)
+            applied = calibration.answer_calibration(text)
             metrics.calibration_answer(applied.mode, applied.calibrated)
             results.append(answer(p, s.scores, self.model_tag, self.spec.revision, applied))
         warnings = sorted({w.code for p in ready for w in p.warnings})
-        tokens = await self._usage([p.task for p in ready], all_scored) if usage else None
+        tokens = TokenUsage.of((s.tokens, s.fresh) for s in all_scored) if usage else None
         return Answers(results, merged_cache(statuses), warnings, tokens)
-
-    async def _usage(self, tasks: Sequence[Task], scored: Sequence[Scored]) -> TokenUsage:
-        """The tokens of every sequence the tasks read, and of those the cache answered: what is not
-        remembered goes through the tokenizer, off the event loop only when it is long (a thread hop and the
-        lock it then needs cost more than tokenizing a short text: measured, /v1/decisions at 32 clients)."""
-        read = [seq for task in tasks for seq in sequences_for(self.spec, task)]
-        fresh = frozenset().union(*(s.fresh for s in scored))
-        if self.lengths.quick(read):
-            return self.lengths.usage(read, fresh)
-        return await anyio.to_thread.run_sync(self.lengths.usage, read, fresh)
 
     async def _calibrations(
         self, ready: list[PreparedRequest], job: JobCalibration | None
     ) -> list[calibration.TextCalibration | None]:
         """Each request's text calibration, its traffic records read first (new ones, from Redis)."""
         spaces = [space_of(self.spec, p.task) for p in ready]
-        wanted = [calibration.wanted(p.calibration, p.task, sp, self.traffic) for p, sp in zip(ready, spaces)]
+        wanted = [
+            calibration.traffic_record_for(p.calibration, p.task, sp, self.traffic) for p, sp in zip(ready, spaces)
+        ]
         await self.traffic.load([w for w in wanted if w is not None])
         return [
             calibration.for_request(p.calibration, p.task, p.names, sp, self.traffic, job)
             for p, sp in zip(ready, spaces)
         ]
 
-    def _plan_alone(self, item: ClassifyRequest | Resolved) -> Plan | ServiceError:
+    def _plan_alone(self, item: Classification | Resolved) -> Plan | ServiceError:
         try:
             return plan(item if isinstance(item, Resolved) else self.resolve(item), self.spec, self.tokenizer)
         except ServiceError as exc:

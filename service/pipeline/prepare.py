@@ -20,14 +20,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from service.api.classify import AnswerWarning, ClassifyRequest, pairs_of
+from service.api.classify import AnswerWarning
 from service.api.limits import RequestLimits
 from service.core import windows
+from service.core.classification import Classification, phrasing_pairs
 from service.core.languages import mismatch
 from service.core.model_spec import ModelSpec
 from service.core.task import Task
 from service.engine.tokenization import Tokenizer
-from service.errors import UnprocessableRequest
+from service.errors import UnprocessableRequest, WindowsOverLimit
 from service.pipeline.label_sets import NO_CALIBRATION, CalibrationChoice, Resolved
 
 
@@ -35,7 +36,7 @@ from service.pipeline.label_sets import NO_CALIBRATION, CalibrationChoice, Resol
 class PreparedRequest:
     """A request as the engine will see it, and what its answer needs besides the scores."""
 
-    request: ClassifyRequest  # resolved: its label set's fields filled in
+    request: Classification  # resolved: its label set's fields filled in
     task: Task
     names: list[str]
     truncated: bool = False
@@ -47,7 +48,7 @@ class PreparedRequest:
     @property
     def pairs(self) -> int:
         """(window, phrasing) pairs, and its example texts."""
-        return len(self.task.texts) * sum(len(h) for h in self.task.hypotheses) + sum(map(len, self.task.examples))
+        return self.task.text_pairs + sum(map(len, self.task.examples))
 
 
 @dataclass(frozen=True)
@@ -63,17 +64,17 @@ def check_call(resolved: Sequence[Resolved], limits: RequestLimits) -> None:
     """The rules of one call no schema states (a /classify_batch call is one; a job item one on its own);
     stops at the first one broken."""
     for i, r in enumerate(resolved):
-        if problem := r.request.rule_broken():
+        if problem := r.request.repeated_label():
             raise UnprocessableRequest(f"{_where(i, resolved)}{problem}")
     # a batch whose items share their labels' examples (a label set, a tuning run) computes each example
     # once: the call is charged its distinct example texts, on top of its (text, phrasing) pairs
-    examples = len({e for r in resolved for label in r.labels for e in label.examples})
+    examples = _distinct_examples(resolved)
     if examples > limits.max_examples_per_request:
         raise UnprocessableRequest(
             f"{examples} example texts in total; the limit is {limits.max_examples_per_request} "
             "(ZSC_MAX_EXAMPLES_PER_REQUEST): split the call"
         )
-    before = sum(pairs_of(r.labels) - sum(len(x.examples) for x in r.labels) for r in resolved) + examples
+    before = sum(phrasing_pairs(r.labels) for r in resolved) + examples
     if before > limits.max_pairs_per_request:
         raise UnprocessableRequest(
             f"{before} (text, phrasing) pairs{' and example texts' if examples else ''} in total; the limit is "
@@ -119,7 +120,7 @@ def prepare(planned: Plan, spec: ModelSpec, tokenizer: Tokenizer, max_windows: i
     task = Task(
         fitted.texts,
         planned.hypotheses,
-        request.multi_label,
+        bool(request.multi_label),
         request.chunk_aggregation,
         examples if any(examples) else (),
         rule,
@@ -140,22 +141,27 @@ def prepare_call(
     """Every planned request of one call, checked (``check_call``) already; stops at the first one whose
     windows break a limit."""
     resolved = [p.resolved for p in plans]
-    pairs = len({e for r in resolved for label in r.labels for e in label.examples})
+    pairs = _distinct_examples(resolved)
     out = []
     for i, planned in enumerate(plans):
         try:
             prepared = prepare(planned, spec, tokenizer, limits.max_windows)
         except windows.TooLong as exc:
-            raise UnprocessableRequest(f"{_where(i, resolved)}{exc}") from None
-        pairs += prepared.pairs - sum(map(len, prepared.task.examples))
+            raise WindowsOverLimit(f"{_where(i, resolved)}{exc}") from None
+        pairs += prepared.task.text_pairs
         if pairs > limits.max_pairs_per_request:
-            raise UnprocessableRequest(
+            raise WindowsOverLimit(
                 f"{_where(i, resolved)}the call needs {pairs}+ (text window, phrasing) pairs; the limit is "
                 f"{limits.max_pairs_per_request} (ZSC_MAX_PAIRS_PER_REQUEST): fewer labels, phrasings or windows, "
                 "or split the call"
             )
         out.append(prepared)
     return out
+
+
+def _distinct_examples(resolved: Sequence[Resolved]) -> int:
+    """A call computes each example text once, however many labels or items share it."""
+    return len({e for r in resolved for label in r.labels for e in label.examples})
 
 
 def _where(i: int, call: Sequence[object]) -> str:

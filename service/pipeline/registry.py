@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.admission.gate import Admission
-from service.api.classify import ClassifyRequest, ClassifyResponse
+from service.api.classify import ClassifyResponse
+from service.core.classification import Classification
 from service.core.languages import mismatch
 from service.core.model_spec import ModelSpec
 from service.errors import LastModel, ModelNotFound, ServiceError
 from service.obs import request_context
-from service.pipeline.calibration import JobCalibration
+from service.pipeline.call import Call
 from service.pipeline.label_sets import LabelSet, Resolved
 from service.pipeline.pipeline import Answers, Pipeline, merged_cache
 from service.pipeline.usage import TokenUsage
@@ -100,7 +101,7 @@ class ModelRegistry:
                 return model
         raise ModelNotFound(wanted, [m.name for m in self.served])
 
-    def for_request(self, request: ClassifyRequest) -> ServedModel:
+    def for_request(self, request: Classification) -> ServedModel:
         if request.model == AUTO:
             return self.for_text(request.text)
         if request.model is not None:
@@ -124,54 +125,43 @@ class ModelRegistry:
                     return model
         return self.default
 
-    def resolve(self, request: ClassifyRequest) -> Resolved:
+    def resolve(self, request: Classification) -> Resolved:
         """The request's model chosen, its label set resolved for that model and its rules checked (a call
         of its own): what a job stores, so that any replica runs an item on the model this one chose, and
         never checks it again."""
         model = self.for_request(request)
         return model.pipeline.checked(request, pin=model.name)
 
-    async def classify(
-        self,
-        requests: Sequence[ClassifyRequest | Resolved],
-        job: bool = False,
-        job_calibration: JobCalibration | None = None,
-        usage: bool = False,
-    ) -> Answers:
+    async def classify(self, call: Call) -> Answers:
         """Answers in the call's order; each model's part through its own ``Pipeline.classify``. An item of
-        a job naming a model this replica does not serve gets that error in its place; ``job_calibration``:
-        the job's own (its groups name the model's revision); ``usage``: with the tokens the models read
-        (``Answers.usage``, summed over the call's models)."""
+        a job naming a model this replica does not serve gets that error in its place; a job's calibration
+        names the model's revision in its groups; usage is summed over the call's models."""
         parts: dict[str, list[int]] = {}
         failed: dict[int, ServiceError] = {}
         by_name = {m.name: m for m in self.served}  # this call's models, whatever is loaded meanwhile
-        for i, r in enumerate(requests):
+        for i, r in enumerate(call.items):
             try:
                 model = self.for_request(r.request if isinstance(r, Resolved) else r)
             except ModelNotFound as exc:
-                if not job:
+                if not call.job:
                     raise
                 failed[i] = exc
                 continue
             parts.setdefault(model.name, []).append(i)
         request_context.note_models(list(parts))
-        held = self.admission.models(list(parts)) if not job else contextlib.nullcontext()
-        with held:
-            calls = (
-                by_name[name].pipeline.classify(
-                    [requests[i] for i in at], job=job, job_calibration=job_calibration, usage=usage
-                )
-                for name, at in parts.items()
-            )
+        slots = self.admission.models(list(parts)) if not call.job else contextlib.nullcontext()
+        with slots:
+            calls = (by_name[name].pipeline.classify(call.part(positions)) for name, positions in parts.items())
             answered = await asyncio.gather(*calls)
-        results: list[ClassifyResponse | ServiceError | None] = [None] * len(requests)
-        for index, answers in zip(parts.values(), answered):
-            for i, result in zip(index, answers.results):
+        results: list[ClassifyResponse | ServiceError | None] = [None] * len(call.items)
+        for positions, answers in zip(parts.values(), answered):
+            for i, result in zip(positions, answers.results):
                 results[i] = result
         for i, exc in failed.items():
             results[i] = exc
         warnings = sorted({w for a in answered for w in a.warnings})
-        tokens = sum((a.usage for a in answered if a.usage is not None), TokenUsage(0, 0)) if usage else None
+        counted = [a.usage for a in answered if a.usage is not None]
+        tokens = sum(counted, TokenUsage(0, 0)) if call.usage else None
         cache = merged_cache(a.cache for a in answered)
         return Answers([r for r in results if r is not None], cache, warnings, tokens)
 

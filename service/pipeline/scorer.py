@@ -1,6 +1,10 @@
 """Tasks in, scores out: every model row a task needs is looked up in the cache tiers first (in-process,
 then Redis), only the missing sequences go to the batcher, and what it computes is remembered in both.
 
+A row comes from the batcher with its sequence's token count as its last value (``engine.batcher
+.with_tokens``: what the engine measured), and is kept so in the tiers: each task's answer says how many
+tokens each of its sequences is, and which of them this call computed, without counting them again.
+
 No BentoML here: the batcher is given as ``submit`` (an async callable: sequences -> rows).
 """
 
@@ -9,7 +13,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,6 +36,12 @@ from service.obs.tracing import tracer
 from service.pipeline.cache import LocalTier, RedisTier, RedisUnavailable, cache_key
 
 
+@dataclass(frozen=True)
+class RememberedSide:
+    side: LabelSide
+    tokens: dict[Seq, int]  # the label sequences' token counts (a call's usage reads them)
+
+
 class LabelSides:
     """The label sides of recent label signatures (an embedding model's): a label set, or labels a client
     sends again and again, then costs one matrix product per text instead of a cache lookup per phrasing
@@ -39,23 +49,23 @@ class LabelSides:
 
     def __init__(self, max_bytes: int = 64 * 2**20) -> None:
         self.max_bytes = max_bytes
-        self._data: OrderedDict[tuple, LabelSide] = OrderedDict()
+        self._data: OrderedDict[tuple, RememberedSide] = OrderedDict()
         self._bytes = 0
 
-    def get(self, signature: tuple) -> LabelSide | None:
-        side = self._data.get(signature)
-        if side is not None:
+    def get(self, signature: tuple) -> RememberedSide | None:
+        found = self._data.get(signature)
+        if found is not None:
             self._data.move_to_end(signature)
-        return side
+        return found
 
-    def put(self, signature: tuple, side: LabelSide) -> None:
-        if side.nbytes > self.max_bytes or signature in self._data:
+    def put(self, signature: tuple, remembered: RememberedSide) -> None:
+        if remembered.side.nbytes > self.max_bytes or signature in self._data:
             return
-        self._data[signature] = side
-        self._bytes += side.nbytes
+        self._data[signature] = remembered
+        self._bytes += remembered.side.nbytes
         while self._bytes > self.max_bytes:
             _, old = self._data.popitem(last=False)
-            self._bytes -= old.nbytes
+            self._bytes -= old.side.nbytes
 
 
 @dataclass
@@ -63,6 +73,7 @@ class Scored:
     scores: list[float]  # in the task's label order
     cache: str  # hit | partial | miss
     fresh: frozenset[Seq] = frozenset()  # the task's sequences this call computed (the rest came from the cache)
+    tokens: dict[Seq, int] = field(default_factory=dict)  # each of the task's sequences' tokens, as measured
 
 
 class CachedScorer:
@@ -85,12 +96,17 @@ class CachedScorer:
         self.row_width = row_width
         self.sides = LabelSides()
 
+    @property
+    def stored_width(self) -> int | None:
+        """A stored row's length: the model's row and its token count."""
+        return None if self.row_width is None else self.row_width + 1
+
     def _key(self, seq: Seq) -> str:
         return cache_key(self.prefix, self.spec.revision, self.spec.kind, seq)
 
     async def scores(self, tasks: Sequence[Task], corrections: Sequence[Correction | None] = ()) -> list[Scored]:
         """Each task's scores; ``corrections``: per task, its calibration (``core.task``), or None."""
-        plans: list[tuple[list[str], LabelSide | None]] = []
+        plans: list[tuple[list[str], RememberedSide | None]] = []
         seq_of: dict[str, Seq] = {}
         label_keys: set[str] = set()
         embedding = self.spec.kind == "embedding"
@@ -103,7 +119,7 @@ class CachedScorer:
             if embedding and side is None:
                 label_keys.update(keys[len(task.texts) :])  # after the text (or its windows)
         keys = list(seq_of)
-        count_pairs(sum(len(t.texts) * sum(len(h) for h in t.hypotheses) for t in tasks))
+        count_pairs(sum(t.text_pairs for t in tasks))
 
         with tracer().start_as_current_span("cache.local") as span:
             rows = self.labels.get_many(k for k in keys if k in label_keys)
@@ -126,27 +142,32 @@ class CachedScorer:
         computed_set = set(computed)
         out = []
         corrections = list(corrections) or [None] * len(tasks)
-        for task, (plan, side), correction in zip(tasks, plans, corrections):
+        for task, (plan, remembered), correction in zip(tasks, plans, corrections):
             fresh_keys = [k for k in plan if k in computed_set]
             fresh = frozenset(seq_of[k] for k in fresh_keys)
-            everything = len(fresh_keys) == len(plan) and side is None  # a remembered label side was cached
+            everything = len(fresh_keys) == len(plan) and remembered is None  # a remembered side was cached
             status = "hit" if not fresh_keys else "miss" if everything else "partial"
             metrics.cache_response(status)
-            block = np.stack([rows[k] for k in plan])
+            stored = np.stack([rows[k] for k in plan])
+            block = np.ascontiguousarray(stored[:, :-1])  # the model's rows; their token counts apart
+            tokens = {seq_of[k]: int(n) for k, n in zip(plan, stored[:, -1])}
             if not embedding:
-                out.append(Scored(score(self.spec, task, block, correction), status, fresh))
+                out.append(Scored(score(self.spec, task, block, correction), status, fresh, tokens))
                 continue
             windows = len(task.texts)
-            if side is None:
-                side = label_side(task, block[windows:])
-                self.sides.put(label_signature(task), side)
-            out.append(Scored(score_texts(self.spec, task, block[:windows], side, correction), status, fresh))
+            if remembered is None:
+                labels = {seq_of[k]: tokens[seq_of[k]] for k in plan[windows:]}
+                remembered = RememberedSide(label_side(task, block[windows:]), labels)
+                self.sides.put(label_signature(task), remembered)
+            tokens.update(remembered.tokens)
+            scores = score_texts(self.spec, task, block[:windows], remembered.side, correction)
+            out.append(Scored(scores, status, fresh, tokens))
         return out
 
     async def _from_redis(self, missing: list[str], rows: dict, label_keys: set[str]) -> None:
         t0 = time.perf_counter()
         try:
-            result = await self.redis.get_many(missing, self.row_width)
+            result = await self.redis.get_many(missing, self.stored_width)
         except RedisUnavailable:
             metrics.cache_error("redis", "read")
             result = None

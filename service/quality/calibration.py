@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from service.config import model_name
 from service.core.calibration import CalibrationConfig, fit, offsets
 from service.pipeline.label_sets import FrozenCalibration, LabelSet
 from service.quality.evaluation import Remote
@@ -77,7 +78,7 @@ def calibrate(
     if _is_nli(remote, answers[0]["model"]):  # an NLI model's multi-label answers rest on another evidence
         multi = remote.classify(bodies(label_set, texts, multi_label=True), desc="calibrating multi-label")
         pairwise = offsets(fit(evidence(multi, names, multi_label=True), keys, config), config)
-    model, revision = answers[0]["model"].split(":")[0], answers[0]["revision"]
+    model, revision = model_name(answers[0]["model"]), answers[0]["revision"]
     return FrozenCalibration(
         model=model,
         revision=revision,

@@ -24,6 +24,7 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from service.config import model_name
 from service.pipeline.label_sets import LabelSet
 from service.quality.evaluation import Metrics, Remote, score_multi, score_single
 from service.quality.labelled import Labelled, by_class
@@ -347,7 +348,7 @@ def label_set(
             "multi_label": data.multi_label,
             "threshold": result.threshold.get("threshold"),
             "thresholds": result.thresholds,
-            "model": result.model.split(":")[0],
+            "model": model_name(result.model),
             "revision": result.revision,
             "tuning": {
                 **meta,

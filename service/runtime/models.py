@@ -24,7 +24,7 @@ from pathlib import Path
 import anyio
 
 from service.backends.files import memory_needed_mb
-from service.config import Settings
+from service.config import Settings, model_name
 from service.core.model_spec import StoredModel
 from service.errors import ModelNotFound, ModelTooLarge, ServiceError
 from service.obs.memory import memory_left_mb, release_memory, resident_mb
@@ -160,7 +160,7 @@ class ModelManager:
         for model in [m for m in self.registry.served if m.name not in wanted]:
             if len(self.registry.served) > 1:
                 await self._unload(model.name)
-        self.registry.order([t.split(":")[0] for t in tags])
+        self.registry.order([model_name(t) for t in tags])
 
 
 def read_models_file(path: Path) -> list[str]:

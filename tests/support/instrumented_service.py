@@ -46,9 +46,9 @@ def prepare_with_faults(self, sequences):
     return _prepare(self, sequences)
 
 
-async def spied_classify(self, requests, job=False, **options):  # job_calibration, usage: passed on as given
-    answers = await _classify(self, requests, job=job, **options)
-    texts = [getattr(r, "request", r).text for r in requests]
+async def spied_classify(self, call):  # the call passed on as given
+    answers = await _classify(self, call)
+    job, texts = call.job, [getattr(r, "request", r).text for r in call.items]
     results = [r.model_dump(mode="json") if hasattr(r, "model_dump") else {"error": str(r)} for r in answers.results]
     with open(SPY, "a", encoding="utf-8") as out:
         out.write(json.dumps({"job": job, "texts": texts, "results": results}) + "\n")

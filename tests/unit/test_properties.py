@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from service.api.classify import NOT_BLANK, TEMPLATE, ClassifyRequest, _label_string, template_rules
+from service.api.classify import ClassifyRequest
+from service.api.schema_rules import NOT_BLANK, TEMPLATE, _label_string, template_rules
 from service.config import settings as service_settings
 from service.core.model_spec import ModelSpec
 from service.core.task import Task, score, sequences_for
@@ -113,7 +114,9 @@ def test_text_pattern_is_the_blank_check(text):
 @given(label_text)
 def test_label_string_pattern_is_the_validator(labels):
     request = _accepts({"text": "t", "labels": labels})
-    valid = request is not None and request.rule_broken() is None  # the pattern also states uniqueness
+    valid = (
+        request is not None and request.classification().repeated_label() is None
+    )  # the pattern also states uniqueness
     limits = service_settings()
     assert valid == (re.fullmatch(_label_string(limits.max_labels, limits.max_label_chars), labels) is not None)
 

@@ -36,7 +36,7 @@ class RequestLog:
         started = time.perf_counter()
         answer: dict[str, Any] = {"status": 500, "cache": None}
 
-        async def send_with_id(message: dict) -> None:
+        async def send_with_request_id(message: dict) -> None:
             if message["type"] == "http.response.start":
                 answer["status"] = message["status"]
                 out = []
@@ -56,7 +56,7 @@ class RequestLog:
             await send(message)
 
         try:
-            await self.app(scope, receive, send_with_id)
+            await self.app(scope, receive, send_with_request_id)
         finally:
             if info.shed:
                 counts = self.refusals.count()

@@ -8,8 +8,9 @@ import pytest
 from pydantic import ValidationError
 
 from service.api import limits
-from service.api.classify import ClassifyBatchRequest, ClassifyRequest, pairs_of, split_labels
+from service.api.classify import ClassifyBatchRequest, ClassifyRequest, split_labels
 from service.config import Settings
+from service.core.classification import pairs_of
 
 
 def rejects(model, body, words):
@@ -21,7 +22,7 @@ def rejects(model, body, words):
 def test_labels_split_on_ascii_and_full_width_commas():
     assert split_labels("billing, shipping，praise") == ["billing", "shipping", "praise"]
     assert split_labels([" a ", "b"]) == ["a", "b"]
-    assert ClassifyRequest.model_validate({"text": "t", "labels": "x,y"}).names == ["x", "y"]
+    assert ClassifyRequest.model_validate({"text": "t", "labels": "x,y"}).classification().names == ["x", "y"]
 
 
 @pytest.mark.parametrize(
@@ -68,7 +69,7 @@ def test_valid_requests_keep_their_fields():
     r = ClassifyRequest.model_validate(
         {"text": "t", "labels": ["a", "b"], "hypothesis_template": "About {{x}}: {}.", "multi_label": True}
     )
-    assert r.names == ["a", "b"] and r.multi_label and r.hypothesis_template == "About {{x}}: {}."
+    assert r.classification().names == ["a", "b"] and r.multi_label and r.hypothesis_template == "About {{x}}: {}."
 
 
 @pytest.mark.parametrize(
@@ -93,9 +94,9 @@ def test_label_objects_and_names_mix_and_must_be_unique():
     r = ClassifyRequest.model_validate(
         {"text": "t", "labels": ["a", {"name": "b", "description": ["x", "y"]}, {"name": "c", "hypothesis": "h"}]}
     )
-    assert r.names == ["a", "b", "c"] and pairs_of(r.label_list) == 4
+    assert r.classification().names == ["a", "b", "c"] and pairs_of(r.classification().labels) == 4
     twice = ClassifyRequest.model_validate({"text": "t", "labels": ["a", {"name": "a", "description": "x"}]})
-    assert "label 'a' appears twice" in twice.rule_broken()
+    assert "label 'a' appears twice" in twice.classification().repeated_label()
 
 
 @pytest.mark.parametrize(
@@ -110,7 +111,7 @@ def test_label_objects_and_names_mix_and_must_be_unique():
 )
 def test_names_unique_once_trimmed_is_a_rule_the_schema_cannot_state(labels):
     request = ClassifyRequest.model_validate({"text": "t", "labels": labels})  # valid by the document
-    assert "appears twice: labels must be unique" in request.rule_broken()
+    assert "appears twice: labels must be unique" in request.classification().repeated_label()
 
 
 def test_limits_come_from_the_validation_context_else_the_ones_in_force():
@@ -118,7 +119,7 @@ def test_limits_come_from_the_validation_context_else_the_ones_in_force():
     environment; without one, the limits the process put in force (``use``)."""
     tight = replace(limits.in_force(), max_labels=2, max_text_chars=5)
     body = {"text": "t", "labels": ["a", "b", "c"]}
-    assert ClassifyRequest.model_validate(body).names == ["a", "b", "c"]
+    assert ClassifyRequest.model_validate(body).classification().names == ["a", "b", "c"]
     rejects_with = pytest.raises(ValidationError, match=r"3 labels; the limit is 2 \(ZSC_MAX_LABELS\)")
     with rejects_with:
         ClassifyRequest.model_validate(body, context=limits.context(tight))

@@ -6,11 +6,26 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 
 import pytest
 from pydantic import ValidationError
 
-from service.api.decisions import (
+from service.api.decisions.adapters import (
+    InputNotReadable,
+    Wording,
+    ask,
+    input_text,
+    instructions_text,
+    is_yes_no,
+    pairs_problem,
+    qa_hypothesis,
+    refusal_reason,
+    text_problem,
+    worded_as_answers,
+    wordings,
+)
+from service.api.decisions.protocol import (
     MAX_CHOICES,
     MAX_LEVELS,
     MAX_QUESTIONS,
@@ -19,8 +34,6 @@ from service.api.decisions import (
     ChoiceQuestion,
     Decision,
     DecisionCreateRequest,
-    DecisionLimits,
-    InputNotReadable,
     ModelList,
     ModelObject,
     PredicateAnswer,
@@ -28,19 +41,12 @@ from service.api.decisions import (
     ScoreAnswer,
     ScoreProbability,
     Usage,
-    Wording,
-    first_problem,
-    input_text,
-    instructions_text,
-    is_yes_no,
-    limit_problem,
-    pairs,
-    param_path,
-    qa_hypothesis,
-    refusal_reason,
-    worded_as_answers,
-    wordings,
 )
+from service.api.limits import RequestLimits
+from service.config import Settings
+from service.errors import InvalidRequest
+from service.http.decisions import parse as parse_body
+from service.http.decisions_errors import envelope_fields, param_path
 
 pytestmark = pytest.mark.unit
 
@@ -90,11 +96,20 @@ def parse(body: dict) -> DecisionCreateRequest:
 
 
 def rejected(body: dict) -> dict:
-    """The first problem as OpenAI's envelope carries it: {"param", "message"}."""
-    with pytest.raises(ValidationError) as info:
-        parse(body)
-    param, message = first_problem(info.value)
-    return {"param": param, "message": message}
+    """The first problem as OpenAI's envelope carries it (the route's parse): {"param", "message"}."""
+    with pytest.raises(InvalidRequest) as info:
+        parse_body(json.dumps(body).encode())
+    return {"param": info.value.param, "message": str(info.value)}
+
+
+def limit_problem(request, max_pairs: int, max_text_chars: int = 10_000, cohort: int = 0):
+    """What ``Decisions.decide`` checks before anything runs: the texts, then the pairs the questions cost
+    (``cohort``: the statements of a t-norm calibration)."""
+    limits = replace(
+        RequestLimits.from_settings(Settings()), max_pairs_per_request=max_pairs, max_text_chars=max_text_chars
+    )
+    plan = ask(request, "m", "embedding", [f"statement {i}" for i in range(cohort)])
+    return text_problem(request, limits) or pairs_problem(plan.pairs, limits)
 
 
 def with_question(**fields) -> dict:
@@ -414,14 +429,15 @@ def test_a_true_false_choice_without_descriptions_is_a_predicate_on_its_instruct
 
 def test_the_replicas_limits():
     request = parse(SDK_BODY)
-    assert pairs(request, "embedding") == 8  # choice 1 + 2, predicate 1, score 1 + 2 + 1
-    assert pairs(request, "embedding", cohort=32) == 40  # a predicate: the t-norm cohort once
-    assert pairs(parse({**SDK_BODY, "questions": [SDK_BODY["questions"][0]]}), "embedding", cohort=32) == 3
-    assert limit_problem(request, DecisionLimits(max_pairs=8)) is None
-    param, message = limit_problem(request, DecisionLimits(max_pairs=7))
+    assert ask(request, "m", "embedding").pairs == 8  # choice 1 + 2, predicate 1, score 1 + 2 + 1
+    cohort = [f"s{i}" for i in range(32)]
+    assert ask(request, "m", "embedding", cohort).pairs == 40  # a predicate: the t-norm cohort once
+    assert ask(parse({**SDK_BODY, "questions": [SDK_BODY["questions"][0]]}), "m", "embedding", cohort).pairs == 3
+    assert limit_problem(request, max_pairs=8) is None
+    param, message = limit_problem(request, max_pairs=7)
     assert param == "questions" and "8 (input, phrasing) pairs" in message and "up to 7" in message
-    assert limit_problem(request, DecisionLimits(max_pairs=39), cohort=32)[0] == "questions"
-    param, message = limit_problem(request, DecisionLimits(max_pairs=100, max_text_chars=10))
+    assert limit_problem(request, max_pairs=39, cohort=32)[0] == "questions"
+    param, message = limit_problem(request, max_pairs=100, max_text_chars=10)
     assert param == "input" and "39 characters" in message
     # a question the service refuses costs nothing
     refused = {
@@ -431,7 +447,7 @@ def test_the_replicas_limits():
             {"type": "predicate", "instructions": [{"type": "input_image", "image_url": "https://x"}]},
         ],
     }
-    assert limit_problem(parse(refused), DecisionLimits(max_pairs=8)) is None
+    assert limit_problem(parse(refused), max_pairs=8) is None
 
 
 def test_param_paths_are_openais():
@@ -523,9 +539,9 @@ def test_a_prompt_long_instruction_is_not_worded_into_every_option():
 
 def test_what_the_model_reads_is_bounded_by_the_replicas_text_limit():
     long_option = with_question(choices=[{"value": "a"}, {"value": "b", "description": "x" * 50}])
-    param, message = limit_problem(parse(long_option), DecisionLimits(max_pairs=100, max_text_chars=40))
+    param, message = limit_problem(parse(long_option), max_pairs=100, max_text_chars=40)
     assert param == "questions[0].choices[1]" and "ZSC_MAX_TEXT_CHARS" in message
-    param, message = limit_problem(parse(SDK_BODY), DecisionLimits(max_pairs=7))
+    param, message = limit_problem(parse(SDK_BODY), max_pairs=7)
     assert "ZSC_MAX_PAIRS_PER_REQUEST" in message
 
 
@@ -533,5 +549,5 @@ def test_a_body_that_is_not_an_object_is_told_so_in_the_apis_words():
     for body in (b"[]", b"42", b'"x"'):
         with pytest.raises(ValidationError) as info:
             DecisionCreateRequest.model_validate_json(body)
-        param, message = first_problem(info.value)
+        param, message = envelope_fields(info.value)
         assert param is None and message.startswith("the body is not a JSON object") and "Decision" not in message

@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from service.api.classify import ClassifyBatchRequest, ClassifyRequest
-from service.api.validation import first_problem, public_errors, summary
+from service.api.validation import first_mistake, public_errors, summary
 
 
 def errors_of(model, body):
@@ -65,5 +65,5 @@ def test_nested_paths_and_the_summary():
     assert summary("ClassifyBatchRequest", errors) == (
         "1 validation error for ClassifyBatchRequest: items.1.text: text is empty: send the text to classify"
     )
-    assert first_problem(exc) == "items.1.text: text is empty: send the text to classify"
+    assert first_mistake(exc) == "items.1.text: text is empty: send the text to classify"
     assert summary("X", [*errors, *errors]).startswith("2 validation errors for X: ")

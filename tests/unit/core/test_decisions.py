@@ -12,8 +12,7 @@ import pytest
 
 from service.core import decisions
 from service.core.decisions import (
-    PredicateCalibration,
-    calibration_for,
+    PredicateProbabilityMap,
     choice_answer,
     choice_sharpening_for,
     confidence,
@@ -23,6 +22,7 @@ from service.core.decisions import (
     load_calibrations,
     pairwise_evidence,
     predicate_probability,
+    probability_map_for,
     roc_auc,
     score_answer,
     similarity_from_pairwise,
@@ -140,12 +140,12 @@ def test_the_predicate_probability():
     assert pairwise == pytest.approx(1 / (1 + math.exp(-3.0)))
     assert predicate_probability(NLI, pairwise) == pytest.approx(pairwise)
     # Platt on the logit (NLI) and on the cosine (embeddings)
-    assert predicate_probability(NLI, pairwise, PredicateCalibration(0.5, 1.0, "evidence")) == pytest.approx(
+    assert predicate_probability(NLI, pairwise, PredicateProbabilityMap(0.5, 1.0, "evidence")) == pytest.approx(
         1 / (1 + math.exp(-(0.5 * 3.0 + 1.0)))
     )
     cos = 0.86
     score = 1 / (1 + math.exp(-125 * (cos - 0.83)))
-    fitted = PredicateCalibration(30.0, -25.0, "similarity")
+    fitted = PredicateProbabilityMap(30.0, -25.0, "similarity")
     assert predicate_probability(E5, score, fitted) == pytest.approx(1 / (1 + math.exp(-(30 * cos - 25))))
     with pytest.raises(ValueError):
         similarity_from_pairwise(NLI, 0.5)
@@ -159,7 +159,7 @@ def pairwise(spec: ModelSpec, cos: float) -> float:
 
 def test_the_t_normalised_predicate_probability():
     cohort_cos = np.array([0.80, 0.82, 0.84, 0.86])
-    calibration = PredicateCalibration(1.7, -2.5, "t-norm", ("a", "b", "c", "d"))
+    calibration = PredicateProbabilityMap(1.7, -2.5, "t-norm", ("a", "b", "c", "d"))
     expected = 1 / (1 + math.exp(-(1.7 * (0.87 - cohort_cos.mean()) / cohort_cos.std() - 2.5)))
     got = predicate_probability(E5, pairwise(E5, 0.87), calibration, [pairwise(E5, c) for c in cohort_cos])
     assert got == pytest.approx(expected, rel=1e-6)
@@ -168,7 +168,7 @@ def test_the_t_normalised_predicate_probability():
     with pytest.raises(ValueError, match="4 cohort statements"):
         predicate_probability(E5, pairwise(E5, 0.87), calibration, [0.5, 0.5])
     with pytest.raises(ValueError, match="cohort of at least 2"):
-        PredicateCalibration(1.0, 0.0, "t-norm")
+        PredicateProbabilityMap(1.0, 0.0, "t-norm")
 
 
 def test_t_norm_is_per_input():
@@ -184,7 +184,7 @@ def test_t_norm_is_per_input():
 
 
 def test_a_known_base_rate_moves_the_intercept_only():
-    calibration = PredicateCalibration(1.7, -2.5, "t-norm", ("a", "b"))
+    calibration = PredicateProbabilityMap(1.7, -2.5, "t-norm", ("a", "b"))
     moved = calibration.with_base_rate(0.1)
     assert moved.slope == 1.7 and moved.intercept == pytest.approx(-2.5 + math.log(0.1 / 0.9))
     assert moved.cohort == ("a", "b") and moved.on == "t-norm"
@@ -196,13 +196,13 @@ def test_a_known_base_rate_moves_the_intercept_only():
 def test_the_pairwise_tails_stay_finite():
     assert math.isfinite(pairwise_evidence(0.0)) and math.isfinite(pairwise_evidence(1.0))
     assert pairwise_evidence(0.5) == 0.0
-    platt = PredicateCalibration(1.0, 0.0, "evidence")
+    platt = PredicateProbabilityMap(1.0, 0.0, "evidence")
     assert platt.apply(-1e6) == 0.0 and platt.apply(1e6) == 1.0
     with pytest.raises(ValueError):
-        PredicateCalibration(math.nan, 0.0)
+        PredicateProbabilityMap(math.nan, 0.0)
     with pytest.raises(ValueError):
-        PredicateCalibration(1.0, 0.0, "cosine")  # type: ignore[arg-type]
-    assert PredicateCalibration(1.0, 0.0, "similarity").apply(np.array([0.0, 1e6])).tolist() == [0.5, 1.0]
+        PredicateProbabilityMap(1.0, 0.0, "cosine")  # type: ignore[arg-type]
+    assert PredicateProbabilityMap(1.0, 0.0, "similarity").apply(np.array([0.0, 1e6])).tolist() == [0.5, 1.0]
 
 
 def test_a_calibration_is_found_by_revision_and_prefixes(tmp_path):
@@ -216,10 +216,10 @@ def test_a_calibration_is_found_by_revision_and_prefixes(tmp_path):
             "label_prefix": "passage: ",
         }
     }
-    assert calibration_for(E5, table) == PredicateCalibration(1.7, -2.5, "t-norm", ("x", "y"))
-    assert calibration_for(MINILM, table) is None
+    assert probability_map_for(E5, table) == PredicateProbabilityMap(1.7, -2.5, "t-norm", ("x", "y"))
+    assert probability_map_for(MINILM, table) is None
     other_prefixes = ModelSpec(**{**E5.__dict__, "label_prefix": "query: "})
-    assert calibration_for(other_prefixes, table) is None  # other prefixes move every cosine
+    assert probability_map_for(other_prefixes, table) is None  # other prefixes move every cosine
     assert load_calibrations(tmp_path / "absent.json") == {}
     path = tmp_path / "c.json"
     path.write_text(json.dumps({"models": table}))
@@ -239,7 +239,7 @@ def test_the_shipped_calibrations_load():
             text_prefix=entry["text_prefix"],
             label_prefix=entry["label_prefix"],
         )
-        calibration = calibration_for(spec, table)
+        calibration = probability_map_for(spec, table)
         assert calibration is not None and calibration.slope > 0, revision  # more similar, more likely true
         assert calibration.on == "t-norm" and len(set(calibration.cohort)) == len(calibration.cohort) >= 16
         assert choice_sharpening_for(spec, table) >= 1.0  # question/answer wordings come out flatter, never sharper

@@ -13,7 +13,7 @@ from prometheus_client import REGISTRY
 
 from service.engine.batcher import AdaptiveBatcher
 from service.errors import BackendFailure, Overloaded
-from service.http.batching import cork_queue
+from service.http.batching import bentoml_dispatcher_queue
 from service.http.errors import status_of
 
 
@@ -57,7 +57,11 @@ async def submit_all(batcher, jobs, stagger_s=0.0):
 def test_concurrent_requests_merge_and_each_gets_its_own_rows():
     model, batches = Model(seconds=0.03), []
     batcher = AdaptiveBatcher(
-        model, cork_queue, max_batch_size=64, max_latency_ms=60_000, on_batch=lambda j, s: batches.append(j)
+        model,
+        bentoml_dispatcher_queue,
+        max_batch_size=64,
+        max_latency_ms=60_000,
+        on_batch=lambda j, s: batches.append(j),
     )
     jobs = [job(i, 1 + i % 3) for i in range(40)]
     results = asyncio.run(submit_all(batcher, jobs))
@@ -70,7 +74,7 @@ def test_concurrent_requests_merge_and_each_gets_its_own_rows():
 
 def test_a_job_larger_than_a_batch_is_split_and_reassembled_in_order():
     model = Model()
-    batcher = AdaptiveBatcher(model, cork_queue, max_batch_size=8, max_latency_ms=60_000)
+    batcher = AdaptiveBatcher(model, bentoml_dispatcher_queue, max_batch_size=8, max_latency_ms=60_000)
     big = job(0, 21)
     [rows] = asyncio.run(submit_all(batcher, [big]))
     assert rows == [t.upper() for t, _ in big]
@@ -79,7 +83,7 @@ def test_a_job_larger_than_a_batch_is_split_and_reassembled_in_order():
 
 def test_requests_predicted_to_wait_past_the_limit_are_shed():
     model = Model(seconds=0.25)
-    batcher = AdaptiveBatcher(model, cork_queue, max_batch_size=2, max_latency_ms=100)
+    batcher = AdaptiveBatcher(model, bentoml_dispatcher_queue, max_batch_size=2, max_latency_ms=100)
     results = asyncio.run(asyncio.wait_for(submit_all(batcher, [job(i) for i in range(12)]), timeout=30))
     shed = [r for r in results if isinstance(r, Overloaded)]
     answered = [r for r in results if isinstance(r, list)]
@@ -91,7 +95,7 @@ def test_requests_predicted_to_wait_past_the_limit_are_shed():
 def test_a_failing_batch_fails_every_request_in_it_and_the_next_batch_runs():
     poisoned = "r105-s0"
     model = Model(seconds=0.05, fail_when=lambda seqs: any(t == poisoned for t, _ in seqs))
-    batcher = AdaptiveBatcher(model, cork_queue, max_batch_size=64, max_latency_ms=60_000)
+    batcher = AdaptiveBatcher(model, bentoml_dispatcher_queue, max_batch_size=64, max_latency_ms=60_000)
 
     async def scenario():
         for i in range(12):  # past the dispatcher's training, which sends requests one by one
@@ -118,7 +122,11 @@ def test_a_failing_batch_fails_every_request_in_it_and_the_next_batch_runs():
 def test_on_batch_counts_requests_and_sequences(n):
     seen = []
     batcher = AdaptiveBatcher(
-        Model(), cork_queue, max_batch_size=64, max_latency_ms=60_000, on_batch=lambda j, s: seen.append(s)
+        Model(),
+        bentoml_dispatcher_queue,
+        max_batch_size=64,
+        max_latency_ms=60_000,
+        on_batch=lambda j, s: seen.append(s),
     )
     asyncio.run(submit_all(batcher, [job(0, n)]))
     assert seen == [n]
@@ -145,7 +153,9 @@ def test_two_batches_in_flight_overlap_the_next_batch_s_preparation_with_the_cur
 
     async def scenario(in_flight):
         events.clear()
-        batcher = AdaptiveBatcher(stages, cork_queue, max_batch_size=64, max_latency_ms=60_000, in_flight=in_flight)
+        batcher = AdaptiveBatcher(
+            stages, bentoml_dispatcher_queue, max_batch_size=64, max_latency_ms=60_000, in_flight=in_flight
+        )
         for i in range(12):  # past the dispatcher's training
             await batcher.submit(job(i))
         events.clear()
@@ -163,3 +173,14 @@ def test_two_batches_in_flight_overlap_the_next_batch_s_preparation_with_the_cur
     *_, seen = asyncio.run(scenario(1))
     at = {(kind, who): t for kind, who, t in seen}
     assert at[("prepare", "r200")] >= at[("run-end", "r100")], "one batch at a time from start to end"
+
+
+def test_each_row_comes_back_with_its_token_count_as_its_last_value():
+    import numpy as np
+
+    from service.engine.batcher import with_tokens
+
+    rows = np.array([[0.5, -1.0], [2.0, 3.0]], dtype=np.float32)
+    out = with_tokens(rows, np.array([7, 512]))
+    assert out.shape == (2, 3) and out[:, -1].tolist() == [7.0, 512.0] and np.array_equal(out[:, :-1], rows)
+    assert with_tokens(rows, None) is rows  # stages that measure nothing: the rows as they are

@@ -10,11 +10,13 @@ import pytest
 
 from service.api.classify import ClassifyRequest
 from service.build import build
-from service.http.batching import cork_queue
+from service.core.classification import Classification
+from service.http.batching import bentoml_dispatcher_queue
 from service.jobs import intake
 from service.jobs.items import classify_items, from_store, to_store
 from service.pipeline import pipeline as pipeline_module
-from service.pipeline.label_sets import LabelSet, Resolved, resolve
+from service.pipeline.label_sets import LabelSet, resolve
+from tests.support.calls import call, classification
 from tests.unit.conftest import MINILM
 
 BODY = {
@@ -33,11 +35,11 @@ BODY = {
 
 
 def test_a_stored_item_comes_back_equal_without_validation(monkeypatch):
-    resolved = Resolved(ClassifyRequest.model_validate(BODY), {}, [])
+    resolved = resolve(classification(BODY), {}, "m:1", "r")
     stored = json.loads(json.dumps(to_store(resolved)))  # as a Redis Stream entry holds it
     monkeypatch.setattr(ClassifyRequest, "model_validate", lambda *a, **k: pytest.fail("validated again"))
     back = from_store(stored)
-    assert back.request == resolved.request and back.request.label_list == resolved.request.label_list
+    assert back.request == resolved.request and back.request.labels == resolved.request.labels
     assert back.request.names == ["shipping", "billing", "q"] and back.thresholds == {} and back.warnings == []
 
 
@@ -45,7 +47,7 @@ def test_a_resolved_label_set_travels_with_its_thresholds_and_warnings():
     support = LabelSet.model_validate(
         {"name": "s", "labels": ["a", "b"], "multi_label": True, "thresholds": {"a": 0.7}, "model": "x"}
     )
-    resolved = resolve(ClassifyRequest.model_validate({"text": "t", "label_set": "s"}), {"s": support}, "m:1", "r")
+    resolved = resolve(classification({"text": "t", "label_set": "s"}), {"s": support}, "m:1", "r")
     back = from_store(json.loads(json.dumps(to_store(resolved))))
     assert back.request.names == ["a", "b"] and back.request.multi_label and back.request.label_set is None
     assert back.thresholds == {"a": 0.7} and [w.code for w in back.warnings] == ["label_set_model_mismatch"]
@@ -54,14 +56,23 @@ def test_a_resolved_label_set_travels_with_its_thresholds_and_warnings():
 
 def test_an_item_queued_by_an_older_version_is_a_request_to_resolve():
     back = from_store({"text": "t", "labels": "a, b"})
-    assert isinstance(back, ClassifyRequest) and back.names == ["a", "b"]
+    assert isinstance(back, Classification) and back.names == ["a", "b"]
+
+
+def test_an_item_stored_in_the_request_shape_of_before_reads_the_same():
+    """Items stored by the version that kept the /classify request's JSON (model_dump, nulls left out) run
+    as they were resolved: the format did not change."""
+    request = ClassifyRequest.model_validate(BODY)
+    stored = {"request": request.model_dump(mode="json", exclude_none=True)}
+    assert from_store(stored).request == resolve(request.classification(), {}, "m:1", "r").request
+    assert to_store(resolve(request.classification(), {}, "m:1", "r")) == stored
 
 
 def test_a_stored_item_runs_without_being_checked_again(settings_for, monkeypatch):
     """Intake checks an item once, when the job is submitted (the document's rules, then its model, label
     set and the rules no schema states); the worker runs what was stored without any of those checks. The
     same checks are live for an interactive call (the control at the end)."""
-    models = build(settings_for(), [MINILM], cork_queue).models
+    models = build(settings_for(), [MINILM], bentoml_dispatcher_queue).models
     submitted = intake.from_json({"items": [BODY, "Where is my parcel?"], "labels": ["billing", "shipping"]}, 10)
     stored = [json.loads(json.dumps(to_store(r))) for r in intake.resolved(submitted, models.resolve)]
     checks = []
@@ -71,9 +82,9 @@ def test_a_stored_item_runs_without_being_checked_again(settings_for, monkeypatc
         raise AssertionError("a stored job item was checked again")
 
     monkeypatch.setattr(ClassifyRequest, "model_validate", checked_again)
-    monkeypatch.setattr(ClassifyRequest, "rule_broken", checked_again)
+    monkeypatch.setattr(Classification, "repeated_label", checked_again)
     monkeypatch.setattr(pipeline_module, "check_call", checked_again)
     results = asyncio.run(classify_items(models, stored))
     assert [r["labels"][0] for r in results] == ["billing", "shipping"] and not checks
     with pytest.raises(AssertionError, match="checked again"):
-        asyncio.run(models.classify([submitted[1]]))  # an interactive call is checked: the spies are live
+        asyncio.run(models.classify(call([submitted[1]])))  # an interactive call is checked: the spies are live

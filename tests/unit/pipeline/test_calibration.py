@@ -16,10 +16,11 @@ from pydantic import ValidationError
 from service.api.classify import ClassifyRequest
 from service.build import build, calibration_config
 from service.core.calibration import LabelStats, merge, observe, offsets
-from service.http.batching import cork_queue
+from service.http.batching import bentoml_dispatcher_queue
 from service.jobs import intake
 from service.jobs.calibration import no_decay
 from service.jobs.items import to_store
+from tests.support.calls import call
 from tests.unit.conftest import MINILM
 
 LABELS = ["billing", "shipping", "praise", "a question"]
@@ -58,7 +59,7 @@ def scores_of(answer, names=LABELS) -> np.ndarray:
 @pytest.fixture
 def built(settings_for):
     def make(**env):
-        return build(settings_for(ZSC_CALIBRATION_MIN_TEXTS="5", **env), [MINILM], cork_queue)
+        return build(settings_for(ZSC_CALIBRATION_MIN_TEXTS="5", **env), [MINILM], bentoml_dispatcher_queue)
 
     return make
 
@@ -77,8 +78,8 @@ def test_traffic_corrects_with_what_came_before_once_it_has_seen_enough(built):
     async def scenario(c):
         raw, answers = [], []
         for text in TEXTS:
-            [plain] = (await c.pipeline.classify([body(text)])).results
-            [calibrated] = (await c.pipeline.classify([body(text, calibration="traffic")])).results
+            [plain] = (await c.pipeline.classify(call([body(text)]))).results
+            [calibrated] = (await c.pipeline.classify(call([body(text, calibration="traffic")]))).results
             raw.append(raw_of(plain))
             answers.append((plain, calibrated))
         return raw, answers
@@ -105,12 +106,12 @@ def test_traffic_corrects_with_what_came_before_once_it_has_seen_enough(built):
 def test_any_label_order_of_the_same_wordings_shares_one_record_and_none_records_nothing(built):
     async def scenario(c):
         for text in TEXTS[:3]:
-            await c.pipeline.classify([body(text)])  # none: not a sample
+            await c.pipeline.classify(call([body(text)]))  # none: not a sample
         assert not c.pipeline.traffic._records
         for i, text in enumerate(TEXTS[:6]):
             labels = LABELS if i % 2 else list(reversed(LABELS))
             request = ClassifyRequest.model_validate({"text": text, "labels": labels, "calibration": "traffic"})
-            [answer] = (await c.pipeline.classify([request])).results
+            [answer] = (await c.pipeline.classify(call([request]))).results
         return answer, len(c.pipeline.traffic._records)
 
     answer, records = run(built(), scenario)
@@ -121,9 +122,7 @@ def test_records_are_bounded(built):
     async def scenario(c):
         for i in range(5):
             labels = [f"topic {i}", "other", "sports"]
-            await c.pipeline.classify(
-                [ClassifyRequest.model_validate({"text": "x", "labels": labels, "calibration": "traffic"})]
-            )
+            await c.pipeline.classify(call([{"text": "x", "labels": labels, "calibration": "traffic"}]))
         return len(c.pipeline.traffic._records)
 
     assert run(built(ZSC_CALIBRATION_RECORDS="2"), scenario) == 2
@@ -135,8 +134,10 @@ def test_multi_label_offsets_are_centred_so_thresholds_keep_their_meaning(built)
     async def scenario(c):
         out = []
         for text in TEXTS * 2:
-            [plain] = (await c.pipeline.classify([body(text, multi_label=True)])).results
-            [calibrated] = (await c.pipeline.classify([body(text, multi_label=True, calibration="traffic")])).results
+            [plain] = (await c.pipeline.classify(call([body(text, multi_label=True)]))).results
+            [calibrated] = (
+                await c.pipeline.classify(call([body(text, multi_label=True, calibration="traffic")]))
+            ).results
             out.append((plain, calibrated))
         return out
 
@@ -164,10 +165,12 @@ def frozen_set(tmp_path, model="minilm", revision="r1", calibration=None):
 def test_a_frozen_fit_applies_to_its_own_wording_on_its_own_model(built, tmp_path):
     async def scenario(c):
         text = TEXTS[0]
-        [plain] = (await c.pipeline.classify([body(text)])).results
+        [plain] = (await c.pipeline.classify(call([body(text)]))).results
         answers = [
             (
-                await c.pipeline.classify([ClassifyRequest.model_validate({"text": text, "label_set": "team", **f})])
+                await c.pipeline.classify(
+                    call([ClassifyRequest.model_validate({"text": text, "label_set": "team", **f})])
+                )
             ).results[0]
             for f in ({}, {"calibration": "none"}, {"hypothesis_template": "This is about {}."})
         ]
@@ -206,7 +209,7 @@ def test_a_job_calibrates_on_its_own_texts_then_answers(built):
     texts = TEXTS * 2
 
     async def scenario(c):
-        plain = [(await c.pipeline.classify([body(t)])).results[0] for t in texts]
+        plain = [(await c.pipeline.classify(call([body(t)]))).results[0] for t in texts]
         submitted = intake.from_json({"texts": texts, "labels": LABELS, "calibration": "job"}, 100)
         items = [to_store(r) for r in intake.resolved(submitted, c.models.resolve)]
         small = items[:3]
@@ -237,9 +240,9 @@ def test_a_call_is_answered_with_what_the_record_knew_when_it_came(built):
     """A batch's items do not move each other's answers: all are corrected alike, then all recorded."""
 
     async def scenario(c):
-        await c.pipeline.classify([body(t, calibration="traffic") for t in TEXTS[:6]])
-        one = (await c.pipeline.classify([body(t, calibration="traffic") for t in TEXTS])).results
-        two = (await c.pipeline.classify([body(t, calibration="traffic") for t in reversed(TEXTS)])).results
+        await c.pipeline.classify(call([body(t, calibration="traffic") for t in TEXTS[:6]]))
+        one = (await c.pipeline.classify(call([body(t, calibration="traffic") for t in TEXTS]))).results
+        two = (await c.pipeline.classify(call([body(t, calibration="traffic") for t in reversed(TEXTS)]))).results
         return one, two
 
     one, two = run(built(), scenario)

@@ -6,18 +6,23 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from service.api.decisions import DecisionCreateRequest, DecisionLimits, pairs
+from service.api.decisions.adapters import ask
+from service.api.decisions.protocol import DecisionCreateRequest
+from service.api.limits import RequestLimits
 from service.build import build
-from service.core.decisions import PredicateCalibration, predicate_probability
+from service.config import Settings
+from service.core.decisions import PredicateProbabilityMap, predicate_probability
 from service.errors import InvalidRequest, ModelNotFound
-from service.http.batching import cork_queue
+from service.http.batching import bentoml_dispatcher_queue
 from service.http.errors import body_of, status_of
-from service.pipeline.decisions import Decisions, ask
+from service.pipeline.decisions import Decisions
 from service.pipeline.pipeline import Pipeline
+from tests.support.calls import call
 from tests.unit.conftest import MINILM
 
 TEXT = "My card was charged twice for one order and I want my money back"
@@ -41,6 +46,11 @@ QUESTIONS = [
 COHORT = ("The weather is nice today.", "This is about cooking.", "The match ended in a draw.")
 
 
+def limits(max_pairs: int, max_text_chars: int) -> RequestLimits:
+    most = RequestLimits.from_settings(Settings())
+    return replace(most, max_pairs_per_request=max_pairs, max_text_chars=max_text_chars)
+
+
 def request(**fields) -> DecisionCreateRequest:
     body = {"model": "minilm", "input": TEXT, "questions": QUESTIONS, **fields}
     return DecisionCreateRequest.model_validate_json(json.dumps(body))
@@ -48,16 +58,18 @@ def request(**fields) -> DecisionCreateRequest:
 
 @pytest.fixture
 def components(settings_for):
-    return build(settings_for(ZSC_MODEL="minilm", ZSC_MODEL_ALIASES="gpt-6-luna=minilm"), [MINILM], cork_queue)
+    return build(
+        settings_for(ZSC_MODEL="minilm", ZSC_MODEL_ALIASES="gpt-6-luna=minilm"), [MINILM], bentoml_dispatcher_queue
+    )
 
 
 def test_every_question_is_answered_in_order_through_one_call(components, monkeypatch):
     calls = []
     classify = Pipeline.classify
 
-    async def spy(self, requests, **kwargs):
-        calls.append(len(requests))
-        return await classify(self, requests, **kwargs)
+    async def spy(self, call):
+        calls.append(len(call.items))
+        return await classify(self, call)
 
     monkeypatch.setattr(Pipeline, "classify", spy)
     decision, cache = asyncio.run(components.decisions.decide(request()))
@@ -86,8 +98,8 @@ def test_usage_is_the_tokens_the_model_read_and_a_repeat_comes_from_the_cache(co
     (first, _), (again, cache) = asyncio.run(twice())
     served = components.models.default
     spec = served.spec
-    asked = ask(request(), served.name, spec.kind)
-    hypotheses = {h for r in asked.requests for label in r.labels for h in label.hypothesis}
+    plan = ask(request(), served.name, spec.kind)
+    hypotheses = {h for c in plan.classifications for label in c.labels for h in label.hypotheses}
     strings = [spec.text_prefix + TEXT, *(spec.label_prefix + h for h in hypotheses)]  # each once
     want = sum(len(ids) for ids in served.pipeline.tokenizer.encode_texts(strings).ids)  # with special tokens
     assert first.usage.input_tokens == want == first.usage.total_tokens
@@ -101,18 +113,18 @@ def test_a_t_norm_calibration_scores_the_cohort_once_per_request(components):
     served = components.models.default
     slope, intercept = 1.5, -2.0
     table = {served.spec.revision: {"slope": slope, "intercept": intercept, "on": "t-norm", "cohort": list(COHORT)}}
-    decisions = Decisions(components.models, {}, DecisionLimits(4096, 10000), table)
-    asked = ask(request(), served.name, served.spec.kind, COHORT)
-    assert asked.cohort_at == 4 and asked.requests[4].multi_label and len(asked.requests[4].labels) == 3
-    assert asked.pairs == pairs(request(), served.spec.kind, cohort=3)  # what the limit is checked against
+    decisions = Decisions(components.models, {}, limits(4096, 10000), table)
+    plan = ask(request(), served.name, served.spec.kind, COHORT)
+    cohort_classification = plan.classifications[4]
+    assert plan.cohort_by == 4 and cohort_classification.multi_label and len(cohort_classification.labels) == 3
 
     async def both():
-        return await decisions.decide(request()), await components.models.classify(asked.requests)
+        return await decisions.decide(request()), await components.models.classify(call(plan.classifications))
 
     (decision, _), answers = asyncio.run(both())
     scores = [dict(zip(r.labels, r.scores)) for r in answers.results]
     cohort = [scores[4][str(i)] for i in range(3)]
-    calibration = PredicateCalibration(slope, intercept, "t-norm", COHORT)
+    calibration = PredicateProbabilityMap(slope, intercept, "t-norm", COHORT)
     want = predicate_probability(served.spec, scores[1]["0"], calibration, cohort)
     assert decision.answers[1].probability == pytest.approx(want, abs=1e-6)
     assert decision.answers[1].probability != pytest.approx(scores[1]["0"], abs=1e-3)  # calibrated, not raw
@@ -122,8 +134,8 @@ def test_more_choices_than_classify_takes_but_no_more_work_than_the_replica_allo
     many = [
         {"type": "choice", "instructions": "Which intent?", "choices": [{"value": f"intent {i}"} for i in range(118)]}
     ]
-    small = Decisions(components.models, {}, DecisionLimits(100, 10000), {})
-    long = Decisions(components.models, {}, DecisionLimits(4096, 20), {})
+    small = Decisions(components.models, {}, limits(100, 10000), {})
+    long = Decisions(components.models, {}, limits(4096, 20), {})
 
     async def scenario():
         decision, _ = await components.decisions.decide(request(questions=many))  # ZSC_MAX_LABELS is 64
@@ -178,3 +190,12 @@ def test_every_question_refused_reads_nothing(components):
     decision, _ = asyncio.run(components.decisions.decide(request(questions=refused)))
     assert [a.type for a in decision.answers] == ["refusal", "refusal"] and decision.usage.input_tokens == 0
     assert np.isfinite(decision.usage.total_tokens)
+
+
+def test_an_input_over_the_windows_limit_is_told_so_in_the_apis_words(settings_for):
+    """Only the windows' limit (known once tokenized) becomes "input is too long"; it names the input."""
+    few = build(settings_for(ZSC_MODEL="minilm", ZSC_MAX_WINDOWS="2"), [MINILM], bentoml_dispatcher_queue)
+    long = " ".join(["The parcel never arrived and nobody answers my emails."] * 80)
+    with pytest.raises(InvalidRequest, match="input is too long for this request") as info:
+        asyncio.run(few.decisions.decide(request(input=long, questions=QUESTIONS[:1])))
+    assert info.value.param == "input" and "ZSC_MAX_WINDOWS" in str(info.value)

@@ -14,7 +14,8 @@ from service.api.classify import ClassifyRequest
 from service.build import build
 from service.core import calibration as cal
 from service.errors import UnprocessableRequest
-from service.http.batching import cork_queue
+from service.http.batching import bentoml_dispatcher_queue
+from tests.support.calls import call
 from tests.unit.conftest import MINILM
 
 MODEL = replace(MINILM, metadata={**MINILM.metadata, "logit_scale": 20.0})
@@ -42,7 +43,7 @@ def classify(c, *bodies: dict):
     """Each body's answer, all in one event loop (the batcher's dispatcher belongs to one)."""
 
     async def run():
-        return [(await c.pipeline.classify([ClassifyRequest.model_validate(b)])).results[0] for b in bodies]
+        return [(await c.pipeline.classify(call([ClassifyRequest.model_validate(b)]))).results[0] for b in bodies]
 
     answers = asyncio.run(run())
     return answers[0] if len(bodies) == 1 else answers
@@ -103,7 +104,7 @@ def by_hand(c, rule: str, weight: float, multi_label: bool) -> dict[str, float]:
 @pytest.mark.parametrize("rule, weight", [("prototype", 0.0), ("nearest", 0.0), ("blend", 0.4)])
 @pytest.mark.parametrize("multi_label", [False, True])
 def test_the_answer_is_the_maths_by_hand(settings_for, rule, weight, multi_label):
-    c = build(settings_for(), [MODEL], cork_queue)
+    c = build(settings_for(), [MODEL], bentoml_dispatcher_queue)
     body = {"text": TEXT, "labels": LABELS, "multi_label": multi_label, "example_rule": rule, "example_weight": weight}
     answer = classify(c, body)
     got = dict(zip(answer.labels, answer.scores))
@@ -114,7 +115,7 @@ def test_the_answer_is_the_maths_by_hand(settings_for, rule, weight, multi_label
 
 
 def test_the_models_defaults_apply_and_examples_move_the_answer(settings_for):
-    c = build(settings_for(), [MODEL], cork_queue)
+    c = build(settings_for(), [MODEL], bentoml_dispatcher_queue)
     bare_labels = [x if isinstance(x, str) else x["name"] for x in LABELS]
     default, bare = classify(c, {"text": TEXT, "labels": LABELS}, {"text": TEXT, "labels": bare_labels})
     spec = c.pipeline.spec
@@ -127,7 +128,7 @@ def test_a_label_set_with_examples_answers_like_the_explicit_request(settings_fo
     sets = tmp_path / "mine"
     sets.mkdir()
     (sets / "with-examples.yaml").write_text(SET)
-    c = build(settings_for(ZSC_LABEL_SETS=str(sets)), [MODEL], cork_queue)
+    c = build(settings_for(ZSC_LABEL_SETS=str(sets)), [MODEL], bentoml_dispatcher_queue)
     by_set, explicit, overridden = classify(
         c,
         {"text": TEXT, "label_set": "with-examples"},
@@ -141,7 +142,9 @@ def test_a_label_set_with_examples_answers_like_the_explicit_request(settings_fo
 
 
 def test_example_limits_refuse_before_model_work(settings_for):
-    c = build(settings_for(ZSC_MAX_EXAMPLES_PER_REQUEST="3", ZSC_MAX_PAIRS_PER_REQUEST="6"), [MODEL], cork_queue)
+    c = build(
+        settings_for(ZSC_MAX_EXAMPLES_PER_REQUEST="3", ZSC_MAX_PAIRS_PER_REQUEST="6"), [MODEL], bentoml_dispatcher_queue
+    )
     four = [{"name": "a", "examples": ["x", "y"]}, {"name": "b", "examples": ["z", "w"]}]
     with pytest.raises(
         UnprocessableRequest, match=r"4 example texts in total; the limit is 3 \(ZSC_MAX_EXAMPLES_PER_REQUEST\)"
@@ -153,5 +156,7 @@ def test_example_limits_refuse_before_model_work(settings_for):
     ):
         classify(c, {"text": TEXT, "labels": many})
     shared = [{"name": "a", "examples": ["x", "y"]}, "b"]  # 2 items x 2 wordings + 2 distinct examples = 6
-    ok = asyncio.run(c.pipeline.classify([ClassifyRequest.model_validate({"text": t, "labels": shared}) for t in "pq"]))
+    ok = asyncio.run(
+        c.pipeline.classify(call([ClassifyRequest.model_validate({"text": t, "labels": shared}) for t in "pq"]))
+    )
     assert len(ok.results) == 2

@@ -11,7 +11,8 @@ import pytest
 from service.api.classify import ClassifyRequest, ClassifyResponse
 from service.build import build
 from service.errors import LabelSetNotFound, UnprocessableRequest
-from service.http.batching import cork_queue
+from service.http.batching import bentoml_dispatcher_queue
+from tests.support.calls import call
 from tests.unit.conftest import MINILM
 
 GOOD = {"text": "Where is my parcel?", "labels": ["billing", "shipping"]}
@@ -25,7 +26,7 @@ def req(body):
 
 
 def run(settings, scenario):
-    components = build(settings, [MINILM], cork_queue)
+    components = build(settings, [MINILM], bentoml_dispatcher_queue)
     return asyncio.run(scenario(components.pipeline))
 
 
@@ -37,8 +38,8 @@ def test_a_call_is_one_unit(settings_for):
             (LONG, UnprocessableRequest),
         ):
             with pytest.raises(error):
-                await pipeline.classify([req(GOOD), req(bad)])
-        return await pipeline.classify([req(GOOD), req(GOOD)])
+                await pipeline.classify(call([req(GOOD), req(bad)]))
+        return await pipeline.classify(call([req(GOOD), req(GOOD)]))
 
     answers = run(settings_for(), scenario)
     assert all(isinstance(r, ClassifyResponse) for r in answers.results) and answers.cache in ("miss", "partial")
@@ -46,7 +47,7 @@ def test_a_call_is_one_unit(settings_for):
 
 def test_a_job_slice_answers_each_item_on_its_own(settings_for):
     async def scenario(pipeline):
-        return await pipeline.classify([req(GOOD), req(TWICE), req(UNKNOWN_SET), req(LONG), req(GOOD)], job=True)
+        return await pipeline.classify(call([req(GOOD), req(TWICE), req(UNKNOWN_SET), req(LONG), req(GOOD)], job=True))
 
     answers = run(settings_for(), scenario)
     kinds = [r.error_type if isinstance(r, Exception) else "answer" for r in answers.results]
@@ -61,8 +62,8 @@ def test_pairs_are_counted_over_a_call_but_per_item_in_a_job(settings_for):
 
     async def scenario(pipeline):
         with pytest.raises(UnprocessableRequest, match="12 .*pairs in total; the limit is 10"):
-            await pipeline.classify([req(body), req(body)])
-        return await pipeline.classify([req(body), req(body)], job=True)
+            await pipeline.classify(call([req(body), req(body)]))
+        return await pipeline.classify(call([req(body), req(body)], job=True))
 
     answers = run(settings_for(ZSC_MAX_PAIRS_PER_REQUEST="10"), scenario)
     assert all(isinstance(r, ClassifyResponse) for r in answers.results)
@@ -70,10 +71,10 @@ def test_pairs_are_counted_over_a_call_but_per_item_in_a_job(settings_for):
 
 def test_cache_status_and_warnings_of_the_call(settings_for):
     async def scenario(pipeline):
-        first = await pipeline.classify([req(GOOD)])
-        again = await pipeline.classify([req(GOOD)])
-        mixed = await pipeline.classify([req(GOOD), req({**GOOD, "text": "New text about a refund"})])
-        chinese = await pipeline.classify([req({"text": "我的快递三天了还没到", "label_set": "support"})])
+        first = await pipeline.classify(call([req(GOOD)]))
+        again = await pipeline.classify(call([req(GOOD)]))
+        mixed = await pipeline.classify(call([req(GOOD), req({**GOOD, "text": "New text about a refund"})]))
+        chinese = await pipeline.classify(call([req({"text": "我的快递三天了还没到", "label_set": "support"})]))
         return first, again, mixed, chinese
 
     first, again, mixed, chinese = run(settings_for(), scenario)
@@ -86,9 +87,9 @@ def test_cache_status_and_warnings_of_the_call(settings_for):
 def test_interactive_calls_are_what_the_worker_yields_to(settings_for):
     async def scenario(pipeline):
         assert not pipeline.interactive_busy()
-        await pipeline.classify([req(GOOD)], job=True)
+        await pipeline.classify(call([req(GOOD)], job=True))
         during_job = pipeline.interactive_busy()
-        await pipeline.classify([req(GOOD)])
+        await pipeline.classify(call([req(GOOD)]))
         return during_job, pipeline.interactive_busy()
 
     during_job, after_call = run(settings_for(), scenario)

@@ -15,7 +15,7 @@ from service.engine.tokenization import Tokenizer
 from service.errors import UnprocessableRequest
 from service.http.errors import status_of
 from service.pipeline.answer import answer
-from service.pipeline.label_sets import Resolved
+from service.pipeline.label_sets import Resolved, resolve
 from service.pipeline.prepare import check_call, plan, prepare, prepare_call
 
 NLI = ModelSpec(kind="nli", default_template="This example is {}.", max_length=256, source="t", revision="r",
@@ -31,7 +31,9 @@ def tok():
 
 
 def req(**body):
-    return ClassifyRequest.model_validate({"text": "My card was charged twice", "labels": ["billing"], **body})
+    """A /classify body as the pipeline reads it once resolved (no label set here)."""
+    request = ClassifyRequest.model_validate({"text": "My card was charged twice", "labels": ["billing"], **body})
+    return resolve(request.classification(), {}, "m", "r").request
 
 
 def prep(request, spec, tok, max_windows):

@@ -12,11 +12,11 @@ import pytest
 from prometheus_client import REGISTRY
 
 from service.admission.limit import AdaptiveLimit
-from service.api.classify import ClassifyRequest
 from service.build import build
 from service.errors import AtCapacity, ModelNotFound
-from service.http.batching import cork_queue
+from service.http.batching import bentoml_dispatcher_queue
 from service.http.errors import error_response, status_of
+from tests.support.calls import call, classification
 from tests.unit.conftest import MINILM
 
 FIRST = replace(MINILM, tag="first-model:v1")  # English (the bundled encoder's metadata)
@@ -24,13 +24,13 @@ SECOND = replace(MINILM, tag="second-model:v2", metadata={**MINILM.metadata, "la
 
 
 def req(**body):
-    return ClassifyRequest.model_validate({"text": "Where is my parcel?", "labels": ["billing", "shipping"], **body})
+    return classification({"text": "Where is my parcel?", "labels": ["billing", "shipping"], **body})
 
 
 @pytest.fixture
 def two(settings_for, tmp_path):
     (tmp_path / "sets" / "tuned.yaml").write_text("name: tuned\nlabels: [billing, shipping]\nmodel: second-model\n")
-    return build(settings_for(), [FIRST, SECOND], cork_queue)
+    return build(settings_for(), [FIRST, SECOND], bentoml_dispatcher_queue)
 
 
 def batches(model: str) -> float:
@@ -71,7 +71,7 @@ def test_a_mixed_call_is_split_by_model_and_answered_in_order(two):
     ]
 
     async def scenario():
-        return await two.models.classify(bodies)
+        return await two.models.classify(call(bodies))
 
     answers = asyncio.run(scenario())
     assert [a.model for a in answers.results] == [
@@ -87,8 +87,8 @@ def test_a_mixed_call_is_split_by_model_and_answered_in_order(two):
 def test_an_unknown_model_fails_a_call_but_only_its_item_in_a_job(two):
     async def scenario():
         with pytest.raises(ModelNotFound):
-            await two.models.classify([req(), req(model="nope")])
-        return await two.models.classify([req(), req(model="nope")], job=True)
+            await two.models.classify(call([req(), req(model="nope")]))
+        return await two.models.classify(call([req(), req(model="nope")], job=True))
 
     answers = asyncio.run(scenario())
     assert answers.results[0].model == "first-model:v1" and answers.results[1].error_type == "model_not_found"
@@ -101,7 +101,7 @@ def test_auto_picks_per_text_the_first_model_covering_its_script(two):
     assert models.for_request(req(text="Где моя посылка сейчас", model="auto")).name == "first-model"  # none: default
 
     async def scenario():
-        return await models.classify([req(text="我的快递三天了还没到", model="auto"), req(model="auto")])
+        return await models.classify(call([req(text="我的快递三天了还没到", model="auto"), req(model="auto")]))
 
     answers = asyncio.run(scenario())
     assert [a.model for a in answers.results] == ["second-model:v2", "first-model:v1"]
@@ -122,13 +122,13 @@ def test_with_several_models_a_full_model_sheds_only_its_own_calls(two):
 
     async def scenario():
         with pytest.raises(AtCapacity) as refused:
-            await models.classify([req()])
-        other = await models.classify([req(model="second-model")])
+            await models.classify(call([req()]))
+        other = await models.classify(call([req(model="second-model")]))
         with pytest.raises(AtCapacity):
-            await models.classify([req(model="second-model"), req()])
-        job = await models.classify([req(), req(model="second-model")], job=True)
+            await models.classify(call([req(model="second-model"), req()]))
+        job = await models.classify(call([req(), req(model="second-model")], job=True))
         first.abandon(held)
-        again = await models.classify([req()])
+        again = await models.classify(call([req()]))
         return refused.value, other, job, again
 
     refused, other, job, again = asyncio.run(scenario())
@@ -153,7 +153,7 @@ def test_with_one_model_the_slot_the_edge_took_is_not_taken_again(two):
 
     async def scenario():
         ticket = admission.enter()
-        answers = await models.classify([req()])
+        answers = await models.classify(call([req()]))
         during = limit.in_flight
         admission.leave(ticket)
         admission.leave(ticket)  # once per ticket

@@ -10,7 +10,8 @@ import pytest
 
 from service.backends import load_backend
 from service.core.model_spec import ModelSpec
-from service.core.task import Task
+from service.core.task import Task, sequences_for
+from service.engine.batcher import with_tokens
 from service.engine.engine import Engine
 from service.engine.tokenization import Tokenizer
 from service.pipeline.cache import LocalTier
@@ -33,8 +34,8 @@ class Counting:
 
     async def __call__(self, seqs):
         self.sequences += list(seqs)
-        rows, _ = self.engine.encode(seqs)
-        return rows
+        rows, stats = self.engine.encode(seqs)
+        return with_tokens(rows, stats.tokens)
 
 
 def make(engine, spec=SPEC, local_entries=1000):
@@ -80,7 +81,7 @@ def test_label_cache_survives_text_churn(engine):
 def test_a_label_side_is_remembered_and_scores_as_computed_afresh(engine, rule):
     """The second task with the same labels and examples sends only its text to the model, reads no label
     row, and scores as the rows computed from scratch say."""
-    from service.core.task import score, sequences_for
+    from service.core.task import score
 
     clf, submit = make(engine)
     examples = (("the final whistle", "a late goal"), (), ("stocks rallied",))
@@ -99,3 +100,15 @@ def test_a_label_side_is_remembered_and_scores_as_computed_afresh(engine, rule):
     rows, _ = engine.encode(sequences_for(SPEC, other))
     np.testing.assert_allclose(second.scores, score(SPEC, other, rows), atol=1e-6)
     assert run(clf, [other])[0].cache == "hit"
+
+
+def test_each_sequences_tokens_come_with_its_row_and_from_the_cache_too(engine):
+    """The engine's count of each sequence (special tokens included) reaches the answer with its row, and a
+    row from the cache brings its count back: usage is read, never tokenized again."""
+    clf, submit = make(engine)
+    task = Task.of("Parliament passed the budget", ("politics", "sports"), "This text is about {}.")
+    cold, warm = run(clf, [task])[0], run(clf, [task])[0]
+    seqs = sequences_for(SPEC, task)
+    counted = [len(ids) for ids in engine.tokenizer.encode_texts([a for a, _ in seqs]).ids]  # embedding: texts
+    assert cold.tokens == dict(zip(seqs, counted)) == warm.tokens
+    assert cold.fresh == frozenset(seqs) and warm.fresh == frozenset() and warm.cache == "hit"

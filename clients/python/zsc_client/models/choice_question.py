@@ -32,7 +32,9 @@ class ChoiceQuestion:
     """ Choose from the supplied options based on the input.
 
         Attributes:
-            choices (list[Choice]):
+            choices (list[Choice]): The options, each value once (typed: `true` and `"true"` are two values). Two choices
+                with the same value are refused with 400 even when their descriptions differ (no JSON schema can say "unique by
+                one field"; `uniqueItems` states the part it can).
             instructions (list[InputJson | QuestionImage | QuestionText] | str):
             type_ (ChoiceQuestionType):
             name (str | Unset):
