@@ -11,10 +11,11 @@ concurrency filter, against a latency the operator states (``ZSC_TARGET_LATENCY_
   no-load latency is measured on requests that found the replica idle (nothing ahead of them), smoothed,
   and, when the limit sits at its minimum, on whatever completes (so little queues there); a minimum over
   all requests would instead creep up with the very queue it is meant to leave out;
-- over the goal, or under it while the limit was reached in the window (saturated but fast enough): it
-  moves half-way to ``limit x goal / p90`` (the gradient: at a steady throughput, waiting scales with the
-  limit), at most halved or doubled per window; under the goal and not reached: unchanged (idle headroom
-  says nothing about capacity);
+- only a window that reached the limit moves it, over the goal (too much waits) or under it (saturated
+  but fast enough): half-way to ``limit x goal / p90`` (the gradient: at a steady throughput, waiting
+  scales with the limit), at most halved or doubled per window. Not reached: unchanged, over the goal or
+  under it (idle headroom says nothing about capacity, and latency over the goal with room to spare did
+  not come from the queue the limit allows: load elsewhere on the machine, slow clients at the edge);
 - it grows only after two windows in a row that reached the limit: the first window of a sudden overload
   closes on the requests at the front of the queue, fast ones, while the rest still wait;
 - always within ``[min_limit, max_limit]`` (``ZSC_MAX_CONCURRENCY`` stays the hard upper bound).
@@ -188,7 +189,10 @@ class AdaptiveLimit:
         rate = len(latencies) / elapsed
         self.throughput = rate if self.throughput == 0 else 0.7 * self.throughput + 0.3 * rate
         goal = self.goal_s()
-        if p90 > goal or (self._reached and self._reached_before):
+        # only a window that reached the limit judges it: under it, what was slow did not wait in the queue
+        # the limit allows (load elsewhere on the machine, slow clients at the edge), and a smaller limit
+        # would refuse requests without making any faster
+        if self._reached and (p90 > goal or self._reached_before):
             # the gradient: by Little's law the limit that waits ``goal`` is limit x goal / p90; half-way
             # there per window (the window's latencies lag the limit they were admitted under)
             wanted = self.limit * min(2.0, max(0.5, goal / p90))

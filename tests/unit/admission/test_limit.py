@@ -115,6 +115,16 @@ def test_idle_headroom_leaves_the_limit_alone():
     assert AdaptiveLimit(target_s=0.5, max_limit=256, sharers=2).current == 32  # a replica's 64, two workers
 
 
+def test_latency_over_the_goal_with_room_to_spare_leaves_the_limit_alone():
+    """Requests slowed by something other than the queue the limit allows (load elsewhere on the machine,
+    slow clients at the edge): a smaller limit would refuse requests and make none faster."""
+    clock = Clock()
+    limit = AdaptiveLimit(target_s=0.1, max_limit=256, initial=78, clock=clock)
+    Replica(limit, clock, capacity=40, service_s=0.02).run(offered=20, seconds=10)
+    Replica(limit, clock, capacity=40, service_s=0.4).run(offered=20, seconds=10)  # 4x the target, few in flight
+    assert limit.current == 78
+
+
 def test_two_workers_sharing_one_device_keep_the_bound_together():
     """Two workers, each with its own limit, on one server: at ten times its capacity, onset included,
     accepted requests wait within twice the target and the server stays busy."""
