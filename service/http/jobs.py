@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -194,12 +195,17 @@ def _only_query(request: Request, *known: str) -> None:
         raise InvalidRequest(
             f"unknown query parameter(s) {', '.join(map(repr, unknown))}; this endpoint takes: {allowed}"
         )
+    counts = Counter(name for name, _ in request.query_params.multi_items())
+    repeated = sorted(name for name, n in counts.items() if n > 1)
+    if repeated:  # which of two values was meant cannot be guessed
+        raise InvalidRequest(f"give each query parameter once; repeated: {', '.join(map(repr, repeated))}")
 
 
 def _int(request: Request, name: str, default: int, most: int) -> int:
     raw = request.query_params.get(name)
     if raw is None:
         return default
-    if not raw.isdigit() or int(raw) > most:
+    # isascii: str.isdigit is true of digits int() refuses, such as "²"
+    if not (raw.isascii() and raw.isdigit()) or int(raw) > most:
         raise InvalidRequest(f"{name} must be an integer from 0 to {most}, got {raw!r}")
     return int(raw)

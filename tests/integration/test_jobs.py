@@ -20,7 +20,7 @@ from tests.support.jobs import batch_answers, cancel, delete, results_jsonl, sub
 from tests.support.server import bento_server, redis
 
 pytestmark = pytest.mark.timeout(600)
-TTL_S = 5  # short, as one test waits for a job to expire (the TTL runs from the job's end: a queued job waits)
+TTL_S = 15  # short, as one test waits for a job to expire; long enough for a cancelled job to drain (CI: >5 s)
 LABELS = ["sports", "business", "technology", "politics", "billing", "shipping"]
 
 
@@ -281,6 +281,8 @@ def test_bad_result_queries(server):
     for params, message in (
         ({"limit": "20000"}, "limit must be an integer from 0 to 10000"),
         ({"format": "xml"}, "format must be json or jsonl"),
+        ({"offset": "²"}, "offset must be an integer from 0"),  # a digit to str.isdigit, not to int()
+        ([("offset", "1"), ("offset", "2")], "give each query parameter once; repeated: 'offset'"),
     ):  # noqa: E501
         r = httpx.get(f"{server}/jobs/{job['id']}/results", params=params)
         assert r.status_code == 400 and message in r.json()["error"]

@@ -46,7 +46,7 @@ class BodyReader:
                 return
         limit = self.max_job if path == JOBS else self.max_body
         length = header(scope, b"content-length")
-        if length is not None and length.isdigit() and int(length) > limit:
+        if length is not None and length.isascii() and length.isdigit() and int(length) > limit:
             await send_error(send, self._too_large(path, limit), path)
             return
         chunks: list[bytes] = []
