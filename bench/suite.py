@@ -503,6 +503,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--smoke", action="store_true", help="a 1-2 minute version (CI)")
     parser.add_argument("--models", help=f"comma-separated subset of {','.join(MODELS)}")
+    parser.add_argument("--runtimes", help=f"comma-separated subset of {','.join(RUNTIMES)}")
     parser.add_argument("--out", type=Path, help="result directory (default results/bench-<time>)")
     parser.add_argument("--work", type=Path, default=ROOT / ".bench", help="checkpoints and model store (reused)")
     parser.add_argument("--cache-only", action="store_true", help="only the cache benchmark (minilm-nli)")
@@ -512,6 +513,11 @@ def main(argv: list[str] | None = None) -> int:
     plan = SMOKE if args.smoke else FULL
     if args.models:
         plan.models = [m for m in args.models.split(",") if m]
+    if args.runtimes:
+        plan.runtimes = [r for r in args.runtimes.split(",") if r]
+    for kind, chosen, known in (("model", plan.models, MODELS), ("runtime", plan.runtimes, RUNTIMES)):
+        if unknown := sorted(set(chosen) - set(known)):
+            parser.error(f"unknown {kind}(s) {', '.join(unknown)}; choose from {', '.join(known)}")
     out = args.out or ROOT / "results" / time.strftime("bench-%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
     say(f"benchmark ({'smoke' if args.smoke else 'full'}) -> {out}")

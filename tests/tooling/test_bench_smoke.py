@@ -14,8 +14,9 @@ from tests.support.server import ROOT
 def test_bench_smoke_produces_table_chart_and_sane_numbers(tmp_path):
     out = tmp_path / "bench"
     result = subprocess.run(
-        # `make bench-smoke` on the NLI model only: its pair path, its runtimes, the naive baseline and the cache
-        # benchmark (the embedding path is what most other tests serve)
+        # `make bench-smoke` on the NLI model only: its pair path, the two runtimes `auto` chooses between on
+        # a CPU, the naive baseline and the cache benchmark (the embedding path is what most other tests
+        # serve; torch is the NLI parity tests' reference)
         [
             sys.executable,
             "-m",
@@ -23,6 +24,8 @@ def test_bench_smoke_produces_table_chart_and_sane_numbers(tmp_path):
             "--smoke",
             "--models",
             "minilm-nli",
+            "--runtimes",
+            "onnx-fp32,openvino-fp32",
             "--out",
             str(out),
             "--work",
