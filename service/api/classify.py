@@ -118,18 +118,11 @@ class LabelObject(BaseModel):
             raise ValueError(f"{info.field_name} is an empty list: give at least one phrasing, or leave it out")
         if len(items) > s.max_phrasings:
             raise ValueError(f"{len(items)} phrasings; the limit is {s.max_phrasings} (ZSC_MAX_PHRASINGS)")
-        out = []
-        for i, raw in enumerate(items):
-            item = raw.strip()
-            if not item:
-                raise ValueError(f"{info.field_name} {i} is empty: write the phrasing, or leave it out")
-            if len(raw) > s.max_description_chars:
-                raise ValueError(
-                    f"{info.field_name} {i} has {len(raw)} characters; the limit is {s.max_description_chars} "
-                    "(ZSC_MAX_DESCRIPTION_CHARS)"
-                )
-            out.append(item)
-        return out
+        empty = "is empty: write the phrasing, or leave it out"
+        return [
+            _stripped(raw, f"{info.field_name} {i}", empty, s.max_description_chars, "ZSC_MAX_DESCRIPTION_CHARS")
+            for i, raw in enumerate(items)
+        ]
 
     @field_validator("examples")
     @classmethod
@@ -292,13 +285,8 @@ class ClassifyRequest(BaseModel):
         out: list[str | LabelObject] = []
         for i, item in enumerate(items):
             raw = item if isinstance(item, str) else item.name
-            name = raw.strip()
-            if not name:
-                raise ValueError(f"label {i} is empty: remove it or give it a name")
-            if len(raw) > s.max_label_chars:
-                raise ValueError(
-                    f"label {i} has {len(raw)} characters; the limit is {s.max_label_chars} (ZSC_MAX_LABEL_CHARS)"
-                )
+            name = _stripped(raw, f"label {i}", "is empty: remove it or give it a name", s.max_label_chars,
+                             "ZSC_MAX_LABEL_CHARS")  # fmt: skip
             out.append(name if isinstance(item, str) else item)
         return out
 
@@ -436,3 +424,13 @@ class ClassifyResponse(BaseModel):
 
 class ClassifyBatchResponse(BaseModel):
     results: list[ClassifyResponse]
+
+
+def _stripped(raw: str, what: str, if_empty: str, most: int, setting: str) -> str:
+    """A name or a phrasing without its surrounding blanks: not empty, and within its limit as sent."""
+    item = raw.strip()
+    if not item:
+        raise ValueError(f"{what} {if_empty}")
+    if len(raw) > most:
+        raise ValueError(f"{what} has {len(raw)} characters; the limit is {most} ({setting})")
+    return item
