@@ -202,9 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     say(f"cost: {args.clients} clients, label sets with and without examples")
     results["cost"] = cost(sets, out, args.clients, args.step_s, args.seed)
     results["minutes"] = round((time.monotonic() - started) / 60, 1)
-    path = write_results(out, "examples", results, report, chart)
-    say(f"wrote {path}")
-    print(report(results))
+    write_results(out, "examples", results, report, chart, show=True)
     return 0
 
 

@@ -137,9 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             for name, k in cases:
                 for seed in seeds:
                     results["runs"].append(run(client, embedder, sets[name], k, seed))
-    path = write_results(out, "examples-rule", results, report, lambda results, path: None)
-    say(f"wrote {path}")
-    print(report(results))
+    write_results(out, "examples-rule", results, report, show=True)
     return 0
 
 

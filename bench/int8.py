@@ -580,9 +580,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.models.split(","):
         results["models"][name] = study_model(name, args.work, args)
     results["seconds"] = time.time() - t0
-    report = write_results(out, "int8", results, markdown, chart)
-    say(f"wrote {report}")
-    print(report.read_text())
+    write_results(out, "int8", results, markdown, chart, show=True)
     return 0
 
 

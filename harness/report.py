@@ -34,10 +34,24 @@ def save(fig, path: Path, dpi: int = 100) -> None:
     pyplot().close(fig)
 
 
-def write_results(out: Path, stem: str, results: dict, report: Callable[[dict], str], chart: Callable) -> Path:
-    """A measurement's three files in ``out``: ``stem.json`` (everything), ``stem.md`` (the report) and
-    ``stem.png`` (its chart); returns the report's path."""
+def write_results(
+    out: Path,
+    stem: str,
+    results: dict,
+    report: Callable[[dict], str],
+    chart: Callable | None = None,
+    show: bool = False,
+) -> Path:
+    """A measurement's files in ``out``: ``stem.json`` (everything), ``stem.md`` (the report) and, given a
+    ``chart``, ``stem.png``; says where, prints the report when ``show``, and returns the report's path."""
+    from harness.progress import say
+
     (out / f"{stem}.json").write_text(json.dumps(results, indent=1))
-    (out / f"{stem}.md").write_text(report(results))
-    chart(results, out / f"{stem}.png")
+    text = report(results)
+    (out / f"{stem}.md").write_text(text)
+    if chart is not None:
+        chart(results, out / f"{stem}.png")
+    say(f"wrote {out / f'{stem}.md'}")
+    if show:
+        print(text)
     return out / f"{stem}.md"

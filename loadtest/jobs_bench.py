@@ -146,8 +146,7 @@ def main() -> int:
     finally:
         down(run_dir, quiet=True, say=lambda m: None)
     results["seconds"] = time.time() - started
-    written = write_results(args.out, "jobs-bench", results, report, chart)
-    say(f"wrote {written}")
+    write_results(args.out, "jobs-bench", results, report, chart)
     return 0
 
 

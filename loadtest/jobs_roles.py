@@ -63,8 +63,7 @@ def compare(args: argparse.Namespace) -> int:
             results["rounds"].append({"round": n + 1, "layout": layout, **got})
             say(f"  p95 {got['alone']['p95_ms']:.0f} ms alone, {got['job']['p95_ms']:.0f} ms with the job")
     results["seconds"] = time.time() - started
-    written = write_results(args.out, "jobs-roles", results, report, chart)
-    say(f"wrote {written}")
+    write_results(args.out, "jobs-roles", results, report, chart)
     return 0
 
 

@@ -210,9 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     results = run(args, out)
     results["minutes"] = round((time.monotonic() - started) / 60, 1)
-    path = write_results(out, "mixed", results, report, chart)
-    say(f"wrote {path}")
-    print(report(results))
+    write_results(out, "mixed", results, report, chart, show=True)
     return 0
 
 

@@ -286,7 +286,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.report_only:
         results = json.loads((args.out / "overload.json").read_text())
-        say(f"wrote {write_results(args.out, 'overload', results, report, chart)}")
+        write_results(args.out, "overload", results, report, chart)
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     mine = allowed_cpus()
@@ -307,8 +307,8 @@ def main() -> int:
             folder = args.out / "logs" / f"max-concurrency-{limit}-workers-{workers}"
             results["runs"].append(run_setting(args, limit, workers, env, folder))
     results["seconds"] = time.time() - started
-    written = write_results(args.out, "overload", results, report, chart)
-    say(f"wrote {written} ({results['seconds']:.0f} s)")
+    write_results(args.out, "overload", results, report, chart)
+    say(f"took {results['seconds']:.0f} s")
     return 0
 
 
