@@ -43,11 +43,6 @@ def histogram_count(url: str, name: str, **match: str) -> float:
     return sum(s.value for s in scrape(url) if s.name == f"{name}_count" and _matches(s, match))
 
 
-def histogram_sum(url: str, name: str, **match: str) -> float:
-    """The total of what a histogram observed (seconds, for a timing), over the series whose labels match."""
-    return sum(s.value for s in scrape(url) if s.name == f"{name}_sum" and _matches(s, match))
-
-
 def quantile_bound(before: dict[float, float], after: dict[float, float], q: float) -> float:
     """Upper bound of the bucket holding the ``q`` quantile of what was observed between two scrapes."""
     delta = sorted((le, after.get(le, 0) - before.get(le, 0)) for le in after)

@@ -362,6 +362,21 @@ def tree_cpu_seconds(pids: Iterable[int]) -> float:
     return total
 
 
+def thread_cpu_seconds(pids: Iterable[int]) -> dict[tuple[int, int], float]:
+    """CPU seconds (user + system) used so far by each thread of these processes and their descendants,
+    keyed by (process id, thread id)."""
+    out: dict[tuple[int, int], float] = {}
+    for pid in pids:
+        try:
+            procs = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+        except psutil.NoSuchProcess:
+            continue
+        for p in procs:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                out.update({(p.pid, t.id): t.user_time + t.system_time for t in p.threads()})
+    return out
+
+
 def machine_busy_seconds() -> float:
     """CPU seconds the whole machine spent busy since boot (idle, iowait and guest time excluded)."""
     t = psutil.cpu_times()
