@@ -21,6 +21,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from service.core.runtime_choice import RULE
+
 log = logging.getLogger("zsc.runtime")
 
 RUNTIME_PACKAGES = ("onnxruntime", "openvino", "torch")
@@ -56,6 +58,7 @@ def choice_key(revision: str, threads: int, candidates: Sequence[object]) -> str
         "threads": threads,
         "candidates": [str(c) for c in candidates],
         "versions": runtime_versions(),
+        "rule": RULE,
     }
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:24]
 

@@ -226,9 +226,10 @@ def measure(
         log.info("measured %s in %.1f s", candidate, clock() - began)
         if reference is None:
             reference = scores
-        top1, worst, mean = agreement(reference, scores)
+        top1, worst, mean, projected = agreement(reference, scores)
         speed = round(len(timed) / fastest, 1)
-        trial = Trial(candidate.runtime, candidate.precision, speed, top1, round(worst, 5), round(mean, 6))
+        trial = Trial(candidate.runtime, candidate.precision, speed, top1, round(worst, 5), round(mean, 6),
+                      projected_top1=round(projected, 4))  # fmt: skip
         trials.append(trial)
         chosen, _ = choose([trials[0], trial])
         if best is None or (chosen is trial and trial.texts_per_s > best[1].texts_per_s):

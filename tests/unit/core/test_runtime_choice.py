@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from service.core.runtime_choice import Candidate, Trial, agreement, candidates, choose, judge, summary
+from service.core.runtime_choice import (
+    Candidate,
+    Trial,
+    agreement,
+    candidates,
+    choose,
+    judge,
+    projected_agreement,
+    summary,
+)
 
 AVX2 = ("avx", "avx2", "fma", "sse4_2")
 AVX512_BF16 = (*AVX2, "avx512f", "avx512_bf16", "avx512_vnni", "avx512_fp16")
@@ -42,11 +51,29 @@ def test_without_openvino_or_onnx_runtime():
 
 def test_agreement_is_the_top1_share_and_the_largest_score_difference():
     ref = [[0.7, 0.2, 0.1], [0.1, 0.5, 0.4], [0.3, 0.3, 0.4]]
-    assert agreement(ref, ref) == (1.0, 0.0, 0.0)
-    top1, worst, mean = agreement(ref, [[0.69, 0.21, 0.1], [0.1, 0.44, 0.46], [0.3, 0.3, 0.4]])
+    assert agreement(ref, ref) == (1.0, 0.0, 0.0, 1.0)
+    top1, worst, mean, _ = agreement(ref, [[0.69, 0.21, 0.1], [0.1, 0.44, 0.46], [0.3, 0.3, 0.4]])
     assert top1 == pytest.approx(2 / 3) and worst == pytest.approx(0.06) and mean == pytest.approx(0.14 / 9)
     with pytest.raises(ValueError):
         agreement(ref, ref[:2])
+
+
+def test_projected_agreement_applies_the_samples_errors_to_its_margins():
+    # no item flips, but two of the three errors are larger than one of the margins
+    close = [[0.51, 0.49], [0.8, 0.2], [0.9, 0.1]]
+    moved = [[0.51 - 0.015, 0.49 + 0.0], [0.8 - 0.015, 0.2 + 0.015], [0.9 - 0.015, 0.1 + 0.015]]
+    top1, _, _, projected = agreement(close, moved)
+    assert top1 == 1.0  # seen: nothing flipped
+    # swings 0.015, 0.03, 0.03 against margins 0.02, 0.6, 0.8: two of nine pairings pass the margin
+    assert projected == pytest.approx(1 - 2 / 9)
+    assert projected_agreement(close, close) == 1.0
+    assert projected_agreement([[1.0]], [[1.0]]) == 1.0  # one label: nothing to flip
+
+
+def test_a_candidate_whose_projection_falls_short_is_refused():
+    verdict = judge(Trial("openvino", "bf16", 190, 1.0, 0.02, 0.0012, projected_top1=0.9885))
+    assert verdict.refused == "projected top-1 agreement 0.989 < 0.99 (its errors on the margins)"
+    assert judge(Trial("openvino", "bf16", 190, 1.0, 0.02, 0.0012, projected_top1=0.995)).refused is None
 
 
 def trial(runtime, precision, speed, top1=1.0, diff=0.0, mean=None, refused=None):
