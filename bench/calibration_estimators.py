@@ -104,10 +104,10 @@ CANDIDATES: dict[str, Estimator] = {
     "median of 10 means": median_of_means,
     "capped corrected winners": corrected_winners,
     "capped 1/K + shrink (before)": service_fit(replace(NO_GUARD, cap=1.0)),
-    "capped 1.5/K + shrink": service_fit(NO_GUARD),
+    "capped 1.5/K + shrink": service_fit(replace(NO_GUARD, cap=1.5)),
     "plain + shrink + coverage": service_fit(replace(FIT, cap=math.inf)),
-    "capped 1/K + coverage": service_fit(replace(FIT, cap=1.0)),
-    "capped 1.5/K + coverage (service)": service_fit(FIT),
+    "capped 1/K + coverage (service)": service_fit(FIT),
+    "capped 1.5/K + coverage": service_fit(replace(FIT, cap=1.5)),
     "per-source cap 0.5 + service": source_capped(service_fit(FIT)),
 }
 

@@ -127,9 +127,9 @@ def test_a_common_label_is_not_learned_as_a_biased_one():
     plain = cal.offsets(cal.fit(skewed, LABELS, PLAIN), PLAIN)
     capped = cal.offsets(cal.fit(skewed, LABELS, NO_DECAY), NO_DECAY)
     assert plain[0] > 0.7  # 2/3 of the texts lift label 0 by 2
-    assert capped[0] < 0.7 * plain[0]  # weights capped at 1.5 / K: a model's own bias is not taken for skew
+    assert capped[0] < 0.5 * plain[0]
     test, truth = synthetic(np.random.default_rng(7), 4000, bias)
-    assert np.mean((test - capped).argmax(1) == truth) >= np.mean(test.argmax(1) == truth) - 0.02
+    assert np.mean((test - capped).argmax(1) == truth) >= np.mean(test.argmax(1) == truth) - 0.01
     assert np.mean((test - plain).argmax(1) == truth) < np.mean(test.argmax(1) == truth) - 0.02
 
 
