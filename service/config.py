@@ -203,11 +203,6 @@ class Settings:
         "Traffic calibration: sources a record keeps apart; texts of further sources count as one more.",
         default=16,
     )
-    calibration_source_header: str = _doc(
-        "With API keys off: the header naming the client's address behind a trusted proxy (nginx sets "
-        "X-Real-IP); empty = the connection's peer. Set it empty where clients reach the service directly.",
-        default="X-Real-IP",
-    )
     calibration_ttl_s: int = _doc(
         "With Redis: lifetime of a traffic calibration record after its last write, in seconds.",
         default=30 * 24 * 3600,

@@ -112,7 +112,7 @@ class ZeroShotClassifier:
         return HfZeroShotOutput(out[0] if isinstance(request.inputs, str) else out)
 
     async def _classify(self, items: list[Classification], ctx: bentoml.Context) -> list[ClassifyResponse]:
-        answers = await self.models.classify(Call(tuple(items), sender=sender_of(ctx.request, SETTINGS)))
+        answers = await self.models.classify(Call(tuple(items), sender=sender_of(ctx.request.scope)))
         ctx.response.headers["X-Cache"] = answers.cache
         if answers.warnings:
             ctx.response.headers["X-ZSC-Warnings"] = ",".join(answers.warnings)
