@@ -128,7 +128,9 @@ def build(
     redis = RedisTier(s.redis_url, s.cache_ttl_s, s.redis_timeout_ms / 1000) if s.redis_url else None
     log.info("cache: in-process tier%s", f" + Redis at {redis.url}" if redis else " only (no ZSC_REDIS_URL)")
     store = (
-        CalibrationStore(s.redis_url, s.cache_prefix, s.calibration_ttl_s, s.redis_timeout_ms / 1000)
+        CalibrationStore(
+            s.redis_url, s.cache_prefix, s.calibration_ttl_s, s.redis_timeout_ms / 1000, s.calibration_scope_records
+        )
         if s.redis_url
         else None
     )
@@ -222,6 +224,9 @@ def _served_model(
         s.calibration_records,
         calibration_store,
         s.calibration_sync_ms / 1000,
+        s.calibration_scope_records,
+        s.calibration_source_share,
+        s.calibration_sources,
     )
     pipeline = Pipeline(model.tag, spec, engine.tokenizer, scorer, label_sets, RequestLimits.from_settings(s), traffic)
     used = max(0.0, resident_mb() - before)  # the collector may give back more than a small model takes

@@ -189,6 +189,20 @@ class Settings:
         "only) and its reads of what every replica has, per active record.",
         default=1000,
     )
+    calibration_scope_records: int = _doc(
+        "Traffic calibration records (label wordings) kept per scope (an API key's, or the shared one), in each "
+        "process and in Redis; a scope's least recently written record is dropped first.",
+        default=256,
+    )
+    calibration_source_share: float = _doc(
+        "Traffic calibration: the largest share of a record's weight one source (an API key; with keys off, a "
+        "client address) may hold when it has others; a stream flooding one label moves the answers no further.",
+        default=0.5,
+    )
+    calibration_sources: int = _doc(
+        "Traffic calibration: sources a record keeps apart; texts of further sources count as one more.",
+        default=16,
+    )
     calibration_ttl_s: int = _doc(
         "With Redis: lifetime of a traffic calibration record after its last write, in seconds.",
         default=30 * 24 * 3600,
@@ -422,6 +436,8 @@ class Settings:
             "calibration_records",
             "calibration_sync_ms",
             "calibration_ttl_s",
+            "calibration_scope_records",
+            "calibration_sources",
             "max_body_mb",
             "retry_after_s",
             "head_timeout_s",
@@ -445,6 +461,8 @@ class Settings:
                 )
         if self.max_batch_size == 1:
             raise ValueError("ZSC_MAX_BATCH_SIZE must be >= 2 (BentoML's batching needs it), or 0 for the default")
+        if not 0 < self.calibration_source_share <= 1:
+            raise ValueError(f"ZSC_CALIBRATION_SOURCE_SHARE must be in (0, 1], got {self.calibration_source_share}")
         if not 1 <= self.job_share_pct <= 100:
             raise ValueError(f"ZSC_JOB_SHARE_PCT must be between 1 and 100, got {self.job_share_pct}")
         if self.job_workers < 0:

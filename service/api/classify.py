@@ -21,6 +21,7 @@ from pydantic import (
     StrictStr,
     ValidationInfo,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -399,6 +400,19 @@ class CalibrationApplied(BaseModel):
         "job's texts with these labels (job); null with none.",
         examples=[1200],
     )
+    scope: str | None = Field(
+        default=None,
+        description="traffic: whose records corrected it: key:<key id> (the API key that sent the text: no other "
+        "key reads or moves them), or shared (API keys off, or a label set with calibration_scope: shared). "
+        "Absent for the other modes.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _scope_only_for_traffic(self, handler: Any) -> dict[str, Any]:
+        out = handler(self)
+        if out.get("scope") is None:
+            out.pop("scope", None)
+        return out
 
 
 NOT_CALIBRATED = CalibrationApplied(mode="none", calibrated=False, texts=None)

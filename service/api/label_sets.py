@@ -58,6 +58,9 @@ class LabelSet(BaseModel):
     revision: StrictStr | None = None
     tuning: dict[str, Any] | None = None
     calibration: Literal["none", "traffic"] | FrozenCalibration | None = None
+    # traffic calibration with API keys on: "key" (the default) keeps each key's records apart; "shared" lets
+    # every key's texts with the set's own wording learn one record together (a team's keys)
+    calibration_scope: Literal["key", "shared"] | None = None
 
     @model_validator(mode="after")
     def _fit_names_the_labels(self) -> LabelSet:

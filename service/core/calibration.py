@@ -33,6 +33,13 @@ correction; capped: +0.007). bench/label_calibration.py compares this with the p
 posterior-weighted means (with and without an EM prior), the median, prior matching and content-free
 inputs.
 
+**Coverage**: a sample where one label wins nearly every text says nothing about the other labels'
+background, and its offsets would only push that label down (one client's stream of one class, or a
+flood): the offsets are scaled down when the raw winners do not spread over the labels (``coverage``).
+A cap of 1.5 / K instead of 1 / K was measured too (bench/calibration_estimators.py, docs/evaluation.md
+"Which estimator"): a little more of a balanced sample's correction, and a common label learned as a
+biased one again, so the cap stays at 1 / K.
+
 **Noise**: offsets estimated from few texts are noisy; each centred offset is shrunk towards 0 by an
 empirical-Bayes factor ``tau² / (tau² + v_i)`` (``v_i``: its sampling variance; ``tau²``: the spread of the
 offsets beyond that noise), so a small or bias-free sample corrects little, a large one fully. Below
@@ -77,6 +84,9 @@ class CalibrationConfig:
     cap: float = 1.0
     shrink: bool = True  # empirical-Bayes shrinkage of noisy offsets
     cap_floor: float = 0.1
+    # coverage guard: offsets scaled by min(1, coverage_slack * c)², c in [0, 1] how far the raw winners cover
+    # the labels (1: each label wins at least 1/K of the texts; 0: one label wins all); math.inf: no guard
+    coverage_slack: float = 2.0
 
     def __post_init__(self) -> None:
         if not self.half_life > 0:
@@ -173,7 +183,23 @@ def offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray | None:
     # sampling variance of each label's mean, with the weight as the sample size: with weights <= 1 the
     # effective size (Σw)²/Σw² is at least Σw, so this over-states the noise, never under-states it
     var = np.maximum(stats.squares / stats.weight - mean**2, 0.0) / stats.weight
-    return _centred_offsets(mean, var, config.shrink)
+    return _centred_offsets(mean, var, config.shrink) * coverage(stats.wins, config.coverage_slack)
+
+
+def coverage(wins: np.ndarray, slack: float) -> float:
+    """How much of a correction to trust from how the raw winners spread over the labels: the square of
+    ``slack`` times (K * sum_j min(share_j, 1/K) - 1) / (K - 1), at most 1. A sample where one label wins
+    (nearly) every text says nothing about the other labels' background: its offsets would only push that
+    label down, which a flood of one label's texts must not do. A model's own bias (a label winning, say, 70%
+    of a balanced two-label sample) keeps the whole correction with the default slack of 2; squared, a
+    two-label sample won 95/5 keeps 4% of it (linear: 20%, which still took a flooded pair of THUCNews
+    classes below uncalibrated: docs/evaluation.md "Which estimator")."""
+    k = len(wins)
+    total = float(np.sum(wins))
+    if math.isinf(slack) or k < 2 or total <= 0:
+        return 1.0
+    covered = (k * float(np.minimum(wins / total, 1.0 / k).sum()) - 1.0) / (k - 1)
+    return float(min(1.0, max(0.0, slack * covered)) ** 2)
 
 
 def _centred_offsets(mean: np.ndarray, var: np.ndarray, shrink: bool) -> np.ndarray:

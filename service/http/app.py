@@ -24,6 +24,7 @@ from service.http.edge import Edge
 from service.http.errors import error_boundary
 from service.http.openapi import merged
 from service.http.routes import RoutesBoundLater, make_app
+from service.http.sender import sender_of
 from service.http.timeout import install as install_timeout
 from service.obs import logs
 from service.obs.tracing import bentoml_tracing_config, use_bentoml_provider
@@ -111,7 +112,7 @@ class ZeroShotClassifier:
         return HfZeroShotOutput(out[0] if isinstance(request.inputs, str) else out)
 
     async def _classify(self, items: list[Classification], ctx: bentoml.Context) -> list[ClassifyResponse]:
-        answers = await self.models.classify(Call(tuple(items)))
+        answers = await self.models.classify(Call(tuple(items), sender=sender_of(ctx.request.scope)))
         ctx.response.headers["X-Cache"] = answers.cache
         if answers.warnings:
             ctx.response.headers["X-ZSC-Warnings"] = ",".join(answers.warnings)

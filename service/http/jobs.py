@@ -30,6 +30,7 @@ from service.api.classify import ClassifyRequest
 from service.config import Settings
 from service.errors import InvalidRequest, JobStoreUnavailable
 from service.http.errors import error_boundary
+from service.http.sender import key_of
 from service.jobs import intake
 from service.jobs.items import to_store
 from service.jobs.manager import JobManager
@@ -53,7 +54,10 @@ def routes(manager: JobManager, models: ModelRegistry, settings: Settings) -> li
         requests = await _items(request, settings)
         # each item's model chosen and label set resolved here, once: an unknown model or set is a 404 before
         # anything is queued, and every replica runs the item as this one resolved it (off the event loop)
-        items = await anyio.to_thread.run_sync(lambda: [to_store(r) for r in intake.resolved(requests, models.resolve)])
+        key = key_of(request.scope)  # the submitting API key's: its items' traffic calibration is that key's
+        items = await anyio.to_thread.run_sync(
+            lambda: [to_store(r, key) for r in intake.resolved(requests, models.resolve)]
+        )
         job = await manager.submit(items)
         metrics.JOBS.labels("submitted").inc()
         return JSONResponse(_view(job, manager), status_code=202, headers={"Location": f"/jobs/{job.id}"})

@@ -16,7 +16,7 @@ from service.api.classify import AnswerWarning, ClassifyRequest, ClassifyRespons
 from service.core.classification import Classification, Label
 from service.errors import ServiceError
 from service.jobs.records import item_error
-from service.pipeline.call import Call
+from service.pipeline.call import Call, Sender
 from service.pipeline.label_sets import NO_CALIBRATION, CalibrationChoice, Resolved
 
 if TYPE_CHECKING:
@@ -24,9 +24,12 @@ if TYPE_CHECKING:
     from service.pipeline.registry import ModelRegistry
 
 
-def to_store(resolved: Resolved) -> dict[str, Any]:
-    """What the store keeps for one item (JSON: a Redis Stream entry holds it)."""
+def to_store(resolved: Resolved, key: str | None = None) -> dict[str, Any]:
+    """What the store keeps for one item (JSON: a Redis Stream entry holds it); ``key``: the id of the API key
+    that submitted it (its traffic calibration is that key's scope, as on /classify)."""
     out: dict[str, Any] = {"request": _fields(resolved.request)}
+    if key is not None:
+        out["key"] = key
     if resolved.thresholds:
         out["thresholds"] = resolved.thresholds
     if resolved.warnings:
@@ -82,8 +85,11 @@ async def classify_items(
 ) -> list[dict[str, Any]]:
     """A slice of a job's stored items through their models' pipelines: each item's answer as /classify
     gives it, or its own error in its place (the rest of the slice goes on). A model failure fails the
-    slice (the worker retries it). ``calibration``: the job's own (items asking for calibration "job")."""
-    answers = await models.classify(Call(tuple(from_store(i) for i in items), job=True, job_calibration=calibration))
+    slice (the worker retries it). ``calibration``: the job's own (items asking for calibration "job"). A
+    slice is one job's: its items' submitting key is the call's sender."""
+    sender = Sender(key=items[0].get("key")) if items else Sender()
+    call = Call(tuple(from_store(i) for i in items), job=True, job_calibration=calibration, sender=sender)
+    answers = await models.classify(call)
     return [_result(r) for r in answers.results]
 
 

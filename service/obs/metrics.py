@@ -84,6 +84,13 @@ CALIBRATION_TEXTS = Gauge(
     ["model", "label_set", "mode"],
     multiprocess_mode="max",
 )
+CALIBRATION_SCOPE = Gauge(
+    "zsc_calibration_scope",
+    "Traffic calibration per scope (key:<key id>, or shared) in this process's view: texts seen, sources (the "
+    "most of any one record) and the largest source's share of a record's weight before the cap (stat)",
+    ["model", "scope", "stat"],
+    multiprocess_mode="max",
+)
 CALIBRATION_ANSWERS = Counter(
     "zsc_calibration_answers_total",
     "Answers by the calibration they asked for (mode: none, traffic, frozen, job) and whether their scores were "
@@ -165,6 +172,13 @@ def breaker_state(tier: str, state: str) -> None:
 
 def calibration_answer(mode: str, calibrated: bool) -> None:
     CALIBRATION_ANSWERS.labels(mode, "true" if calibrated else "false").inc()
+
+
+def calibration_scopes(model: str, scopes: list[dict]) -> None:
+    """Per scope: texts seen, sources and the largest source's share (``TrafficCalibration.scopes``)."""
+    for seen in scopes:
+        for stat in ("texts", "sources", "largest_share"):
+            CALIBRATION_SCOPE.labels(model, seen["scope"], stat).set(seen[stat])
 
 
 def calibration_texts(model: str, texts: dict[str, int], mode: str = "traffic") -> None:

@@ -32,15 +32,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from service.api.classify import NOT_CALIBRATED, CalibrationApplied
-from service.core.calibration import (
-    CalibrationConfig,
-    Columns,
-    LabelStats,
-    merge,
-    observe,
-    offsets,
-    read_fields,
-)
+from service.core.calibration import CalibrationConfig, Columns, LabelStats, observe, offsets
+from service.core.calibration_sources import OTHERS, combined, largest_share, merged, read_record
 from service.core.task import NLI_PAIRWISE_SPACE, Task, wording_of
 from service.obs import metrics
 from service.obs.tasks import cancel_and_wait
@@ -49,6 +42,7 @@ from service.pipeline.label_sets import CalibrationChoice
 
 log = logging.getLogger("zsc.calibration")
 AD_HOC = "*"  # the metrics series of every record that is not a label set's own wording
+SHARED = "shared"  # the scope of every traffic record with API keys off, or a label set's opting in
 ACTIVE_S = 60.0  # a record used within this long is re-read from Redis at every sync
 
 
@@ -96,9 +90,9 @@ class FrozenText(TextCalibration):
 
 
 class TrafficText(TextCalibration):
-    def __init__(self, record: TrafficRecord, columns: Columns, config: CalibrationConfig) -> None:
+    def __init__(self, record: TrafficRecord, columns: Columns, config: CalibrationConfig, source: str) -> None:
         super().__init__("traffic")
-        self._record, self._columns, self._config = record, columns, config
+        self._record, self._columns, self._config, self._source = record, columns, config, source
         self._raw: np.ndarray | None = None
 
     def shift(self, raw: np.ndarray, space: str) -> np.ndarray | None:
@@ -108,8 +102,13 @@ class TrafficText(TextCalibration):
 
     def settle(self) -> None:
         if self._raw is not None:
-            self._record.observe(self._raw, self._config)
+            self._record.observe(self._raw, self._config, self._source)
             self._raw = None
+
+    def applied(self) -> CalibrationApplied:
+        return CalibrationApplied(
+            mode="traffic", calibrated=self.calibrated, texts=self.texts, scope=self._record.scope
+        )
 
 
 class JobText(TextCalibration):
@@ -140,31 +139,52 @@ def group_of(revision: str, space: str, columns: Columns) -> str:
 
 
 # -- the traffic records -------------------------------------------------------------------------------------
+Sources = dict[str, LabelStats]  # a record's statistics per source (``core.calibration_sources``)
+
+
 @dataclass
 class TrafficRecord:
-    """What one process knows of one record: ``shared`` as last read (every replica's texts, or this
-    process's alone without Redis), ``flushing`` being written, ``pending`` observed since."""
+    """What one process knows of one record, per source: ``shared`` as last read (every replica's texts, or
+    this process's alone without Redis), ``flushing`` being written, ``pending`` observed since. Its offsets
+    come from the sources combined, none holding more than ``max_share`` of the weight; past ``max_sources``
+    sources, new ones are counted as one (``OTHERS``)."""
 
     key: str
     labels: tuple[str, ...]
     half_life: float
     label_set: str | None = None
-    shared: LabelStats = None  # type: ignore[assignment]
-    pending: LabelStats = None  # type: ignore[assignment]
-    flushing: LabelStats | None = None
+    shared: Sources = field(default_factory=dict)
+    pending: Sources = field(default_factory=dict)
+    flushing: Sources | None = None
     used: float = 0.0  # time.monotonic() of its last use
+    scope: str = SHARED
+    max_share: float = 0.5
+    max_sources: int = 16
+    _sources: Sources | None = None
     _view: LabelStats | None = None
     _offsets: tuple[np.ndarray | None, int] | None = None
 
-    def __post_init__(self) -> None:
-        self.shared = self.shared or LabelStats.empty(self.labels)
-        self.pending = self.pending or LabelStats.empty(self.labels)
+    def sources(self) -> Sources:
+        if self._sources is None:
+            later = self.pending if self.flushing is None else merged(self.flushing, self.pending, self.half_life)
+            self._sources = merged(self.shared, later, self.half_life)
+        return self._sources
 
     def view(self) -> LabelStats:
         if self._view is None:
-            later = self.pending if self.flushing is None else merge(self.flushing, self.pending, self.half_life)
-            self._view = merge(self.shared, later, self.half_life)
+            self._view = combined(self.sources(), self.labels, self.max_share)
         return self._view
+
+    def visible(self) -> dict:
+        """Texts seen, sources and the largest one's share (before the cap): GET /label_sets, the metrics."""
+        sources = self.sources()
+        texts = int(round(sum(s.texts for s in sources.values())))
+        return {
+            "scope": self.scope,
+            "texts": texts,
+            "sources": len(sources),
+            "largest_share": round(largest_share(sources), 3),
+        }
 
     def offsets(self, config: CalibrationConfig) -> tuple[np.ndarray | None, int]:
         """(record-order offsets or None: uncalibrated, texts seen)."""
@@ -173,13 +193,16 @@ class TrafficRecord:
             self._offsets = (offsets(view, config), int(round(view.texts)))
         return self._offsets
 
-    def observe(self, raw: np.ndarray, config: CalibrationConfig) -> None:
+    def observe(self, raw: np.ndarray, config: CalibrationConfig, source: str) -> None:
+        known = self.sources()
+        if source not in known and len(known) >= self.max_sources:
+            source = OTHERS
         delta = observe(self.view(), raw[None, :], config)
-        self.pending = merge(self.pending, delta, self.half_life)
+        self.pending = merged(self.pending, {source: delta}, self.half_life)
         self._changed()
 
     def _changed(self) -> None:
-        self._view = self._offsets = None
+        self._sources = self._view = self._offsets = None
 
 
 class TrafficCalibration:
@@ -193,8 +216,14 @@ class TrafficCalibration:
         max_records: int,
         store: CalibrationStore | None = None,
         sync_s: float = 1.0,
+        scope_records: int = 256,
+        max_share: float = 0.5,
+        max_sources: int = 16,
     ) -> None:
         self.model = model
+        self.scope_records = scope_records
+        self.max_share = max_share
+        self.max_sources = max_sources
         self.revision = revision
         self.config = config
         self.max_records = max_records
@@ -204,8 +233,10 @@ class TrafficCalibration:
         self._dropped: list[TrafficRecord] = []  # evicted with texts not written yet
         self._task: asyncio.Task | None = None
 
-    def key(self, space: str, columns: Columns) -> str:
-        return self.store.key(self.revision, space, columns.digest) if self.store else f"{space}:{columns.digest}"
+    def key(self, scope: str, space: str, columns: Columns) -> str:
+        if self.store is not None:
+            return self.store.key(scope, self.revision, space, columns.digest)
+        return f"{scope}:{space}:{columns.digest}"
 
     def record(self, key: str) -> TrafficRecord | None:
         found = self._records.get(key)
@@ -214,10 +245,10 @@ class TrafficCalibration:
             found.used = time.monotonic()
         return found
 
-    async def load(self, wanted: Sequence[tuple[str, tuple[str, ...], str | None]]) -> None:
-        """Make sure these records (key, labels, label set) are held: new ones are read from Redis first
+    async def load(self, wanted: Sequence[tuple[str, tuple[str, ...], str | None, str]]) -> None:
+        """Make sure these records (key, labels, label set, scope) are held: new ones are read from Redis first
         (one round trip for the call), so a replica answers with what the others learned."""
-        missing = {key: (labels, name) for key, labels, name in wanted if key not in self._records}
+        missing = {key: (labels, name, scope) for key, labels, name, scope in wanted if key not in self._records}
         if not missing:
             return
         if self._task is None:  # on the serving loop, from the first record on (a model loaded later too)
@@ -226,19 +257,27 @@ class TrafficCalibration:
         if self.store is not None:
             with contextlib.suppress(CalibrationStoreUnavailable):
                 found = await self.store.read(list(missing))
-        for i, (key, (labels, name)) in enumerate(missing.items()):
+        for i, (key, (labels, name, scope)) in enumerate(missing.items()):
             if key in self._records:  # another call loaded it meanwhile
                 continue
-            shared = read_fields(labels, found[i], self.config.half_life) if found and found[i] else None
-            self._add(TrafficRecord(key, labels, self.config.half_life, name, shared))
+            shared = read_record(labels, found[i], self.config.half_life) if found and found[i] else {}
+            record = TrafficRecord(key, labels, self.config.half_life, name, shared, scope=scope,
+                                   max_share=self.max_share, max_sources=self.max_sources)  # fmt: skip
+            self._add(record)
 
     def _add(self, record: TrafficRecord) -> None:
         record.used = time.monotonic()
         self._records[record.key] = record
+        same = [k for k, r in self._records.items() if r.scope == record.scope]  # least recently used first
+        for key in same[: max(0, len(same) - self.scope_records)]:
+            self._drop(key)
         while len(self._records) > self.max_records:
-            _, old = self._records.popitem(last=False)
-            if self.store is not None and old.pending.texts and len(self._dropped) < self.max_records:
-                self._dropped.append(old)
+            self._drop(next(iter(self._records)))
+
+    def _drop(self, key: str) -> None:
+        old = self._records.pop(key)
+        if self.store is not None and old.pending and len(self._dropped) < self.max_records:
+            self._dropped.append(old)
 
     async def status(self, key: str, labels: tuple[str, ...]) -> tuple[int, bool]:
         """(texts seen, whether it corrects) of a record, held here or only in Redis (not loaded for it)."""
@@ -252,8 +291,22 @@ class TrafficCalibration:
                 fields = await self.store.read([key])
         if not fields or not fields[0]:
             return 0, False
-        stats = read_fields(labels, fields[0], self.config.half_life)
+        stats = combined(read_record(labels, fields[0], self.config.half_life), labels, self.max_share)
         return int(round(stats.texts)), offsets(stats, self.config) is not None
+
+    def scopes(self, label_set: str | None = None) -> list[dict]:
+        """Per scope (of this process's records; of one label set's own wording when named): texts seen,
+        sources and the largest source's share of the weight."""
+        out: dict[str, dict] = {}
+        for record in self._records.values():
+            if label_set is not None and record.label_set != label_set:
+                continue
+            seen = record.visible()
+            mine = out.setdefault(record.scope, {"scope": record.scope, "texts": 0, "sources": 0, "largest_share": 0.0})
+            mine["texts"] += seen["texts"]
+            mine["sources"] = max(mine["sources"], seen["sources"])
+            mine["largest_share"] = max(mine["largest_share"], seen["largest_share"])
+        return sorted(out.values(), key=lambda x: x["scope"])
 
     def texts_by_label_set(self) -> dict[str, int]:
         """Texts seen per label set's own wording (ad hoc wordings summed under ``AD_HOC``), for metrics
@@ -281,6 +334,7 @@ class TrafficCalibration:
                 if self.store is not None:
                     await self.sync()
                 metrics.calibration_texts(self.model, self.texts_by_label_set())
+                metrics.calibration_scopes(self.model, self.scopes())
             except asyncio.CancelledError:
                 raise
             except Exception:  # a bug here must not stop the loop: the records keep learning locally
@@ -293,30 +347,37 @@ class TrafficCalibration:
         dropped, self._dropped = self._dropped, []
         now = time.monotonic()
         for record in [*dropped, *self._records.values()]:
-            if record.pending.texts:
+            if record.pending:
                 await self._flush(record)
         active = [r for r in self._records.values() if now - r.used < ACTIVE_S and r.flushing is None]
         with contextlib.suppress(CalibrationStoreUnavailable):
             found = await self.store.read([r.key for r in active])
             for record, fields in zip(active, found or ()):
                 if fields and record.flushing is None:
-                    record.shared = read_fields(record.labels, fields, record.half_life)
+                    record.shared = read_record(record.labels, fields, record.half_life)
                     record._changed()
 
     async def _flush(self, record: TrafficRecord) -> None:
-        record.flushing, record.pending = record.pending, LabelStats.empty(record.labels)
+        record.flushing, record.pending = record.pending, {}
         try:
-            after = await self.store.add(record.key, record.flushing, record.half_life)  # type: ignore[union-attr]
+            after = await self.store.add(  # type: ignore[union-attr]
+                record.key, record.scope, record.flushing, record.half_life
+            )
         except CalibrationStoreUnavailable:  # kept for the next flush
-            record.pending = merge(record.flushing, record.pending, record.half_life)
+            record.pending = merged(record.flushing, record.pending, record.half_life)
         else:
-            record.shared = read_fields(record.labels, after, record.half_life)
+            record.shared = read_record(record.labels, after, record.half_life)
         finally:
             record.flushing = None
             record._changed()
 
 
 # -- the request's choice to a text's calibration -------------------------------------------------------
+def scope_of(choice: CalibrationChoice, key: str | None) -> str:
+    """Whose records a traffic calibration reads and adds to: the API key's (``key``: its id), else shared."""
+    return SHARED if key is None or choice.shared else f"key:{key}"
+
+
 def for_request(
     choice: CalibrationChoice,
     task: Task,
@@ -324,6 +385,7 @@ def for_request(
     space: str,
     traffic: TrafficCalibration,
     job: JobCalibration | None,
+    sender: tuple[str | None, str] = (None, "-"),
 ) -> TextCalibration | None:
     """The calibration of one prepared request's text (None: none). Traffic records must be loaded
     (``wanted``, then ``TrafficCalibration.load``)."""
@@ -335,19 +397,23 @@ def for_request(
         return FrozenText(choice, names)
     if choice.mode == "traffic":
         columns = columns_of(wording_of(task))
-        record = traffic.record(traffic.key(space, columns))
+        record = traffic.record(traffic.key(scope_of(choice, sender[0]), space, columns))
         assert record is not None, "traffic records are loaded before scoring"
-        return TrafficText(record, columns, traffic.config)
+        return TrafficText(record, columns, traffic.config, sender[1])
     columns = columns_of(wording_of(task))  # job: its own fit (an item run outside a job: an empty one)
     return JobText(job or JobCalibration(fitted={}), group_of(traffic.revision, space, columns), columns)
 
 
-def traffic_record_for(choice: CalibrationChoice, task: Task, space: str, traffic: TrafficCalibration) -> tuple | None:
-    """The traffic record a request needs: (key, labels, label set), or None."""
+def traffic_record_for(
+    choice: CalibrationChoice, task: Task, space: str, traffic: TrafficCalibration, key: str | None = None
+) -> tuple | None:
+    """The traffic record a request needs: (key, labels, label set, scope), or None; ``key``: the id of the
+    API key that sent it."""
     if choice.mode != "traffic" or len(task.hypotheses) < 2:
         return None
     columns = columns_of(wording_of(task))
-    return traffic.key(space, columns), columns.labels, choice.label_set
+    scope = scope_of(choice, key)
+    return traffic.key(scope, space, columns), columns.labels, choice.label_set, scope
 
 
 def answer_calibration(calibration: TextCalibration | None) -> CalibrationApplied:

@@ -1,7 +1,9 @@
 """Traffic calibration records shared by replicas through Redis (the cache's, ``ZSC_REDIS_URL``).
 
-One hash per record: ``<prefix>:cal:<model revision>:<space>:<digest of the sorted wordings>``, fields as
-``core.calibration.to_fields`` names them. No writer reads before it writes: a flush adds its delta with
+One hash per record: ``<prefix>:cal:<scope>:<model revision>:<space>:<digest of the sorted wordings>``, fields
+as ``core.calibration_sources`` names them (each source's behind its name). A scope keeps at most
+``ZSC_CALIBRATION_SCOPE_RECORDS`` records: a sorted set ``<prefix>:cal:<scope>:index`` holds its keys by last
+write, and a write past the bound deletes the oldest. No writer reads before it writes: a flush adds its delta with
 ``HINCRBYFLOAT`` only, decay turned into growth (``increment_fields``: a text at position p weighs
 2 ** ((p - origin) / half_life), the reader divides by that of the record's own ``texts``), so replicas
 never overwrite each other. Every write renews the key's lifetime (``ZSC_CALIBRATION_TTL_S``): a record no
@@ -17,10 +19,12 @@ failed is kept for the next one.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 
 from service.config import redact_url
-from service.core.calibration import LabelStats, increment_fields, needs_rebase, rebase_fields
+from service.core.calibration import LabelStats, needs_rebase
+from service.core.calibration_sources import increment_record, rebase_record
 from service.pipeline.cache import CircuitBreaker, short_timeout_client
 
 log = logging.getLogger("zsc.calibration")
@@ -31,15 +35,19 @@ class CalibrationStoreUnavailable(Exception):
 
 
 class CalibrationStore:
-    def __init__(self, url: str, prefix: str, ttl_s: int, timeout_s: float) -> None:
+    def __init__(self, url: str, prefix: str, ttl_s: int, timeout_s: float, scope_records: int = 256) -> None:
         self.url = redact_url(url)
+        self.scope_records = scope_records
         self.prefix = prefix
         self.ttl_s = ttl_s
         self.breaker = CircuitBreaker("calibration redis")
         self._client = short_timeout_client(url, timeout_s, max_connections=16)
 
-    def key(self, revision: str, space: str, digest: str) -> str:
-        return f"{self.prefix}:cal:{revision}:{space}:{digest}"
+    def key(self, scope: str, revision: str, space: str, digest: str) -> str:
+        return f"{self.prefix}:cal:{scope}:{revision}:{space}:{digest}"
+
+    def index(self, scope: str) -> str:
+        return f"{self.prefix}:cal:{scope}:index"
 
     async def read(self, keys: Sequence[str]) -> list[dict] | None:
         """Each record's fields ({} for none), or None while the breaker skips Redis; raises
@@ -57,24 +65,32 @@ class CalibrationStore:
         self.breaker.success()
         return found
 
-    async def add(self, key: str, delta: LabelStats, half_life: float) -> dict:
-        """Add a delta (increments only) and answer the record as it is after it (every replica's texts)."""
+    async def add(self, key: str, scope: str, delta: dict[str, LabelStats], half_life: float) -> dict:
+        """Add a delta per source (increments only) and answer the record as it is after it (every replica's
+        texts); the scope's oldest records past its bound are deleted."""
         if not self.breaker.allow():
             raise CalibrationStoreUnavailable("the breaker is open")
+        labels = next(iter(delta.values())).labels
         try:
             async with self._client.pipeline(transaction=False) as pipe:
-                pipe.hincrbyfloat(key, "texts", delta.texts)
+                pipe.hincrbyfloat(key, "texts", sum(s.texts for s in delta.values()))
                 pipe.hget(key, "origin")
                 position, origin = await pipe.execute()
-            fields = increment_fields(delta, float(position), float(origin or 0.0), half_life)
+            fields = increment_record(delta, float(position), float(origin or 0.0), half_life)
+            index = self.index(scope)
             async with self._client.pipeline(transaction=False) as pipe:
                 for name, value in fields.items():
                     pipe.hincrbyfloat(key, name, value)
                 pipe.expire(key, self.ttl_s)
+                pipe.zadd(index, {key: time.time()})
+                pipe.expire(index, self.ttl_s)
+                pipe.zcard(index)
                 pipe.hgetall(key)
-                *_, after = await pipe.execute()
+                *_, held, after = await pipe.execute()
+            if held > self.scope_records:
+                await self._trim(index, held - self.scope_records)
             if needs_rebase(after, half_life):
-                after = await self._rebase(key, delta.labels, half_life) or after
+                after = await self._rebase(key, labels, half_life) or after
         except Exception as exc:
             self.breaker.failure(exc)
             raise CalibrationStoreUnavailable(exc) from exc
@@ -89,7 +105,7 @@ class CalibrationStore:
             try:
                 await pipe.watch(key)
                 fields = await pipe.hgetall(key)
-                fresh = rebase_fields(labels, fields, half_life)
+                fresh = rebase_record(labels, fields, half_life)
                 pipe.multi()
                 pipe.hset(key, mapping=fresh)
                 pipe.expire(key, self.ttl_s)
@@ -98,6 +114,12 @@ class CalibrationStore:
                 return None
         log.info("calibration record %s rebased at %.0f texts", key, fresh["texts"])
         return fresh
+
+    async def _trim(self, index: str, extra: int) -> None:
+        """Delete a scope's ``extra`` least recently written records."""
+        oldest = await self._client.zpopmin(index, extra)
+        if oldest:
+            await self._client.delete(*[k for k, _ in oldest])
 
     async def close(self) -> None:
         await self._client.aclose()

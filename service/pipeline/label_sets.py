@@ -20,7 +20,8 @@ by the service from ``ZSC_LABEL_SETS`` (a directory; a ConfigMap on Kubernetes) 
     model: multilingual-e5-small
     revision: sha256:43553a7616af57f4
     tuning: {...}            # where the values came from (zsc tune), free-form
-    calibration: traffic     # none (the default) | traffic | a frozen fit, as zsc calibrate writes it:
+    calibration: traffic     # none (the default) | traffic | a frozen fit, as zsc calibrate writes it
+    calibration_scope: key   # traffic with API keys on: key (each key's own records) | shared (the keys learn together)
     # calibration:
     #   mode: frozen
     #   model: multilingual-e5-small
@@ -68,6 +69,7 @@ class CalibrationChoice:
     offsets: dict[str, float] | None = None  # frozen: per label name (single-label NLI, and embedding models)
     multi_label_offsets: dict[str, float] | None = None  # frozen, NLI: for pairwise answers
     texts: int | None = None  # frozen: the texts it was fitted on
+    shared: bool | None = None  # traffic: the set's own wording opted into the shared scope (calibration_scope)
 
     def as_json(self) -> dict[str, Any]:
         return {k: v for k, v in vars(self).items() if v is not None}
@@ -136,11 +138,12 @@ def _chosen(
     set's own labels and template, on its model and revision."""
     own = found is not None and not {"labels", "hypothesis_template"} & given
     name = found.name if own and found is not None else None
+    shared = True if own and found is not None and found.calibration_scope == "shared" else None
     if request.calibration is not None:
-        return CalibrationChoice(request.calibration, name)
+        return CalibrationChoice(request.calibration, name, shared=shared)
     declared = found.calibration if found is not None else None
     if not isinstance(declared, FrozenCalibration):
-        return CalibrationChoice(declared or "none", name)
+        return CalibrationChoice(declared or "none", name, shared=shared)
     fits = own and declared.applies_to(model, revision)
     return CalibrationChoice(
         "frozen",

@@ -34,7 +34,7 @@ from service.obs import metrics
 from service.pipeline import calibration
 from service.pipeline.answer import answer
 from service.pipeline.calibration import JobCalibration, TrafficCalibration
-from service.pipeline.call import Call
+from service.pipeline.call import Call, Sender
 from service.pipeline.label_sets import LabelSet, Resolved, resolve
 from service.pipeline.prepare import Plan, PreparedRequest, check_call, plan, prepare_call
 from service.pipeline.scorer import CachedScorer
@@ -99,7 +99,7 @@ class Pipeline:
         if not call.job:
             self._interactive += 1
         try:
-            return await self._classify(call.items, call.job, call.job_calibration, call.usage)
+            return await self._classify(call.items, call.job, call.job_calibration, call.usage, call.sender)
         finally:
             self.in_flight -= 1
             if not call.job:
@@ -121,6 +121,7 @@ class Pipeline:
         )
         if want is not None:
             summary["texts"], summary["calibrated"] = await self.traffic.status(want[0], want[1])
+        summary["scopes"] = self.traffic.scopes(name)  # this process's records of the set's own wording
         return summary
 
     def close(self) -> None:
@@ -139,6 +140,7 @@ class Pipeline:
         job: bool,
         job_calibration: JobCalibration | None,
         usage: bool,
+        sender: Sender = Sender(),
     ) -> Answers:
         if job:  # each item on its own, as it was resolved and checked at submission: its own error
             plans: list[Plan | ServiceError] = [self._plan_alone(r) for r in requests]
@@ -159,7 +161,7 @@ class Pipeline:
         else:
             prepared = work()
         ready = [p for p in prepared if isinstance(p, PreparedRequest)]
-        texts = await self._calibrations(ready, job_calibration)
+        texts = await self._calibrations(ready, job_calibration, sender)
         all_scored = await self.scorer.scores([p.task for p in ready], texts)
         scored = iter(zip(all_scored, texts))
         for text in texts:  # answered with what the records knew when the call came; now recorded
@@ -181,16 +183,19 @@ class Pipeline:
         return Answers(results, merged_cache(statuses), warnings, tokens)
 
     async def _calibrations(
-        self, ready: list[PreparedRequest], job: JobCalibration | None
+        self, ready: list[PreparedRequest], job: JobCalibration | None, sender: Sender
     ) -> list[calibration.TextCalibration | None]:
-        """Each request's text calibration, its traffic records read first (new ones, from Redis)."""
+        """Each request's text calibration, its traffic records read first (new ones, from Redis): the
+        sender's key's scope (or the shared one), the sender its source."""
         spaces = [space_of(self.spec, p.task) for p in ready]
+        key = sender.key
         wanted = [
-            calibration.traffic_record_for(p.calibration, p.task, sp, self.traffic) for p, sp in zip(ready, spaces)
+            calibration.traffic_record_for(p.calibration, p.task, sp, self.traffic, key) for p, sp in zip(ready, spaces)
         ]
         await self.traffic.load([w for w in wanted if w is not None])
+        source = (key, key or sender.address or "-")
         return [
-            calibration.for_request(p.calibration, p.task, p.names, sp, self.traffic, job)
+            calibration.for_request(p.calibration, p.task, p.names, sp, self.traffic, job, source)
             for p, sp in zip(ready, spaces)
         ]
 

@@ -88,3 +88,15 @@ def test_a_stored_item_runs_without_being_checked_again(settings_for, monkeypatc
     assert [r["labels"][0] for r in results] == ["billing", "shipping"] and not checks
     with pytest.raises(AssertionError, match="checked again"):
         asyncio.run(models.classify(call([submitted[1]])))  # an interactive call is checked: the spies are live
+
+
+def test_a_jobs_traffic_calibration_is_its_submitting_keys(settings_for):
+    """The submitting API key's id travels with each stored item: a job's traffic calibration reads and adds
+    to that key's records, as its /classify calls would (none: the shared scope, API keys off)."""
+    models = build(settings_for(), [MINILM], bentoml_dispatcher_queue).models
+    body = {"items": ["Where is my parcel?"], "labels": ["billing", "shipping"], "calibration": "traffic"}
+    submitted = intake.from_json(body, 10)
+    for key, scope in (("k1", "key:k1"), (None, "shared")):
+        stored = [json.loads(json.dumps(to_store(r, key))) for r in intake.resolved(submitted, models.resolve)]
+        [result] = asyncio.run(classify_items(models, stored))
+        assert result["calibration"]["scope"] == scope

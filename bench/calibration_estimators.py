@@ -1,0 +1,199 @@
+"""Which estimator turns unlabelled texts into label offsets: measured offline on the default model's raw evidence.
+
+    .venv/bin/python -m bench.calibration_estimators                 # ~1 min after the first run's embeddings
+    .venv/bin/python -m bench.calibration_estimators --seeds 10
+
+The evidence is the service's (``scale * cos`` of each text with each label's wording), computed once per set
+with the default model and kept in ``--cache`` (``bench.label_calibration.Embedder``); the sets and splits are
+``bench.label_calibration``'s: THUCNews (2,000 headlines, bare names and the task template), CIC (2,000
+utterances, 118 intents), the English news and support rows. Top-1 accuracy on the measured half, offsets from:
+
+- **balanced**: the other (stratified) half;
+- **skew x5 / x10**: a sample of that half where one class is 5 or 10 times as frequent as each other one;
+- **flood**: the balanced half from one source, then ten times as many texts of one class from another source
+  (the estimator sees both; "per-source cap" gives no source more than half of the weight);
+- **job / job-skew x10**: the measured texts themselves (skewed for job-skew).
+
+Each candidate is a function of an evidence sample; "service" is the one ``service.core.calibration`` ships.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from bench.label_calibration import Case, build_cases, frequent_classes, halves, load_sets, skewed
+from harness.report import table
+from loadtest.workload import SHARED
+from service.core import calibration as cal
+
+DEFAULT_CACHE = Path.home() / ".cache" / "zsc-label-calibration"  # the study's embeddings (bench.label_calibration)
+FIT = replace(cal.CalibrationConfig(), half_life=math.inf, min_texts=0.0)
+Estimator = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (evidence [n, K], source per text) -> offsets
+
+
+def _centred(e: np.ndarray) -> np.ndarray:
+    return e - e.mean(axis=1, keepdims=True)
+
+
+def plain(e: np.ndarray, _src: np.ndarray) -> np.ndarray:
+    """Plain centring: each label's mean evidence over the sample, centred over the labels."""
+    m = _centred(e).mean(0)
+    return m - m.mean()
+
+
+def trimmed(e: np.ndarray, _src: np.ndarray, cut: float = 0.1) -> np.ndarray:
+    x = np.sort(_centred(e), axis=0)
+    k = int(len(x) * cut)
+    m = x[k : len(x) - k].mean(0)
+    return m - m.mean()
+
+
+def median_of_means(e: np.ndarray, _src: np.ndarray, groups: int = 10) -> np.ndarray:
+    x = _centred(e)
+    parts = np.array_split(x[np.random.default_rng(0).permutation(len(x))], min(groups, len(x)))
+    m = np.median(np.stack([p.mean(0) for p in parts]), axis=0)
+    return m - m.mean()
+
+
+def service_fit(config: cal.CalibrationConfig) -> Estimator:
+    def fit(e: np.ndarray, src: np.ndarray) -> np.ndarray:
+        found = cal.offsets(cal.fit(e, [str(i) for i in range(e.shape[1])], config), config)
+        return np.zeros(e.shape[1]) if found is None else found
+
+    return fit
+
+
+def source_capped(inner: Estimator, share: float = 0.5) -> Estimator:
+    """Each source's texts weighed so that none holds more than ``share`` of the sample (repeating the
+    smaller sources' rows stands for their weight): what per-source statistics give the estimator."""
+
+    def fit(e: np.ndarray, src: np.ndarray) -> np.ndarray:
+        names, counts = np.unique(src, return_counts=True)
+        if len(names) < 2:
+            return inner(e, src)
+        most = max(share, 1.0 / len(names)) * counts.sum()
+        keep = []
+        for name, n in zip(names, counts):
+            rows = np.flatnonzero(src == name)
+            keep.append(rows[: int(min(n, max(most * (1 - share) / share, counts[names != name].sum())))])
+        rows = np.concatenate(keep)
+        return inner(e[rows], src[rows])
+
+    return fit
+
+
+def corrected_winners(e: np.ndarray, _src: np.ndarray) -> np.ndarray:
+    from bench.label_calibration import est_capped_corrected_winners
+
+    return est_capped_corrected_winners(e)
+
+
+NO_GUARD = replace(FIT, coverage_slack=math.inf)
+CANDIDATES: dict[str, Estimator] = {
+    "plain centring": plain,
+    "plain + shrink": service_fit(replace(NO_GUARD, cap=math.inf)),
+    "trimmed mean 10%": trimmed,
+    "median of 10 means": median_of_means,
+    "capped corrected winners": corrected_winners,
+    "capped 1/K + shrink (before)": service_fit(replace(NO_GUARD, cap=1.0)),
+    "capped 1.5/K + shrink": service_fit(replace(NO_GUARD, cap=1.5)),
+    "plain + shrink + coverage": service_fit(replace(FIT, cap=math.inf)),
+    "capped 1/K + coverage (service)": service_fit(FIT),
+    "capped 1.5/K + coverage": service_fit(replace(FIT, cap=1.5)),
+    "per-source cap 0.5 + service": source_capped(service_fit(FIT)),
+}
+
+
+def accuracy(e: np.ndarray, y: np.ndarray, shift: np.ndarray | None = None) -> float:
+    return float(np.mean((e if shift is None else e - shift).argmax(1) == y))
+
+
+def study(case: Case, seeds: int) -> dict[str, dict[str, float]]:
+    """Per candidate and protocol: mean accuracy, and the worst gain against uncalibrated."""
+    e, y = case.evidence, case.data.truth
+    acc: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in ["uncalibrated", *CANDIDATES]}
+    gain: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in CANDIDATES}
+
+    def add(protocol: str, sample: np.ndarray, src: np.ndarray, measured: np.ndarray) -> None:
+        base = accuracy(e[measured], y[measured])
+        acc["uncalibrated"][protocol].append(base)
+        for name, fn in CANDIDATES.items():
+            a = accuracy(e[measured], y[measured], fn(e[sample], src))
+            acc[name][protocol].append(a)
+            gain[name][protocol].append(a - base)
+
+    for seed in range(seeds):
+        rng = random.Random(seed)
+        a, b = halves(y, rng)
+        add("balanced", a, np.zeros(len(a)), b)
+        for f in frequent_classes(a, y, rng, 1):
+            for ratio in (5, 10):
+                s = skewed(a, y, f, ratio, rng)
+                add(f"skew x{ratio}", s, np.zeros(len(s)), b)
+            flood = np.array([i for i in a if y[i] == f] * 10 * max(1, len(a) // max(1, np.sum(y[a] == f))))
+            flood = flood[: 10 * len(a)]
+            add("flood", np.concatenate([a, flood]), np.array([0] * len(a) + [1] * len(flood)), b)
+            s = skewed(b, y, f, 10, rng)
+            add("job-skew x10", s, np.zeros(len(s)), s)
+            one = np.array([i for i in a if y[i] == f])
+            add("one class", one, np.zeros(len(one)), b)
+        add("job", b, np.zeros(len(b)), b)
+    out = {}
+    for name in acc:
+        out[name] = {p: float(np.mean(v)) for p, v in acc[name].items()}
+        if name in gain:
+            out[name].update({f"{p} worst": float(np.min(v)) for p, v in gain[name].items()})
+    return out
+
+
+PAIRS = ((0, 1), (2, 5), (3, 7))  # two-label tasks (as sentiment is) cut from THUCNews' ten classes
+
+
+def pair(case: Case, i: int, j: int) -> Case:
+    """The same texts' evidence restricted to two classes' texts and labels."""
+    rows = np.flatnonzero((case.data.truth == i) | (case.data.truth == j))
+    data = replace(case.data, name=f"thucnews {case.data.classes[i]}-{case.data.classes[j]}",
+                   texts=[case.data.texts[r] for r in rows], truth=(case.data.truth[rows] == j).astype(int),
+                   classes=[case.data.classes[i], case.data.classes[j]])  # fmt: skip
+    return replace(case, data=data, cos=case.cos[rows][:, [i, j]])
+
+
+PROTOCOLS = ("balanced", "skew x5", "skew x10", "flood", "one class", "job", "job-skew x10")
+
+
+def report(results: dict[str, dict]) -> str:
+    parts = []
+    for case, by in results.items():
+        rows = [[name, *(f"{by[name][p]:.3f}" + (f" ({by[name][p + ' worst']:+.3f})" if p + " worst" in by[name]
+                                                   else "") for p in PROTOCOLS)] for name in by]  # fmt: skip
+        parts.append(f"**{case}**\n\n" + "\n".join(table(["estimator", *PROTOCOLS], rows)))
+    return "\n\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--model", default="multilingual-e5-small")
+    parser.add_argument("--datasets", type=Path, default=SHARED)
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="embeddings kept between runs")
+    args = parser.parse_args(argv)
+    sets = load_sets(args.datasets)
+    for s in sets:
+        s.extra, s.extra_truth = [], None  # no unlabelled pool: the halves are the samples
+    cases, _ = build_cases([args.model], sets, args.cache)
+    cases += [pair(c, i, j) for c in cases if c.name == "thucnews/template" for i, j in PAIRS]
+    results = {case.name: study(case, args.seeds) for case in cases}
+    print(report(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,151 @@
+"""A calibration record kept per source, so that no source holds more than a bounded share of its weight.
+
+A source is who sent the texts (an API key, else a client address). A record keeps each source's statistics
+apart (``core.calibration.LabelStats``, every field a sum over that source's texts) and its offsets are
+computed from their combination, each source's sums scaled so that it holds at most ``max_share`` of the
+combined weight (water-filling: the largest sources are cut down to the same level, the others count as
+they are). A stream that floods one label from one source therefore moves the offsets no more than its
+share allows, whatever its length; a scope with one source is that source's own calibration.
+
+In a Redis hash a source's fields are the record's field names behind ``<source>#``; the record's ``texts``
+(its position, for decay) and ``origin`` stay unprefixed, so decay is the record's, shared by every source.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from service.core.calibration import LabelStats, from_fields, merge, to_fields
+
+SOURCE_SEP = "#"
+OTHERS = "~"  # the source of every text whose own source came after the record's bound on sources
+
+
+def capped_factors(weights: Sequence[float], max_share: float) -> list[float]:
+    """Per source, the factor its sums are scaled by so that none holds more than ``max_share`` of the total
+    (at least 1/n with n sources: the share every source has when all are equal)."""
+    w = np.maximum(np.asarray(weights, dtype=np.float64), 0.0)
+    n = len(w)
+    if n == 0 or w.sum() <= 0:
+        return [1.0] * n
+    share = max(max_share, 1.0 / n)
+    order = np.sort(w)[::-1]
+    # the level L with every source above it cut to L and L = share * (the total after the cut)
+    level = math.inf
+    for cut in range(1, n + 1):  # the `cut` largest are cut to the level
+        rest = float(order[cut:].sum())
+        candidate = share * rest / (1.0 - share * cut) if share * cut < 1.0 else math.inf
+        if candidate >= (order[cut] if cut < n else 0.0) and candidate <= order[cut - 1]:
+            level = candidate
+            break
+    if math.isinf(level) or level >= order[0]:
+        return [1.0] * n
+    return [float(min(1.0, level / x)) if x > 0 else 1.0 for x in w]
+
+
+def combined(per_source: Mapping[str, LabelStats], labels: Sequence[str], max_share: float) -> LabelStats:
+    """One record's statistics from its sources', each scaled to its capped share of the weight; ``texts`` is
+    every source's texts (what the record has seen)."""
+    if not per_source:
+        return LabelStats.empty(labels)
+    names = list(per_source)
+    factors = capped_factors([per_source[n].weight for n in names], max_share)
+    out = LabelStats.empty(labels)
+    for name, factor in zip(names, factors):
+        stats = per_source[name]
+        scaled = stats.scaled(factor)
+        out = LabelStats(
+            tuple(labels), out.texts + stats.texts, out.total + scaled.total, out.weight + scaled.weight,
+            out.sums + scaled.sums, out.squares + scaled.squares, out.wins + scaled.wins,
+        )  # fmt: skip
+    return out
+
+
+def largest_share(per_source: Mapping[str, LabelStats]) -> float:
+    """The largest source's share of the record's weight before any cap (0 with none): what GET /label_sets
+    and the metrics show."""
+    weights = [s.weight for s in per_source.values()]
+    total = sum(weights)
+    return max(weights) / total if total > 0 else 0.0
+
+
+def merged(older: Mapping[str, LabelStats], newer: Mapping[str, LabelStats], half_life: float) -> dict[str, LabelStats]:
+    """Per-source ``merge``: every source decays by the texts of all of ``newer`` (the record's decay)."""
+    if not newer:
+        return dict(older)
+    texts = sum(s.texts for s in newer.values())
+    labels = next(iter(newer.values())).labels
+    out = {}
+    for name in {*older, *newer}:
+        old = older.get(name, LabelStats.empty(labels))
+        new = newer.get(name, LabelStats.empty(labels))
+        aged = merge(old, LabelStats.empty(labels).scaled(1.0, texts=texts), half_life)  # decayed by all texts
+        out[name] = LabelStats(
+            labels, old.texts + new.texts, aged.total + new.total, aged.weight + new.weight, aged.sums + new.sums,
+            aged.squares + new.squares, aged.wins + new.wins,
+        )  # fmt: skip
+    return out
+
+
+def source_fields(source: str, stats: LabelStats, factor: float = 1.0) -> dict[str, float]:
+    """A source's fields for a record's hash (``texts`` undecayed: what it sent)."""
+    return {f"{source}{SOURCE_SEP}{k}": v for k, v in to_fields(stats, factor).items()}
+
+
+def split_fields(fields: Mapping) -> tuple[dict[str, float | str | bytes], dict[str, dict[str, float | str | bytes]]]:
+    """A record's hash as (its own fields, per source its fields without the prefix)."""
+    own: dict = {}
+    per: dict[str, dict] = {}
+    for key, value in fields.items():
+        key = key.decode() if isinstance(key, bytes) else key
+        source, sep, rest = key.partition(SOURCE_SEP)
+        if sep:
+            per.setdefault(source, {})[rest] = value
+        else:
+            own[key] = value
+    return own, per
+
+
+def read_sources(labels: Sequence[str], fields: Mapping, factor: float) -> dict[str, LabelStats]:
+    """Each source's statistics from a record's hash, decayed sums multiplied by ``factor``."""
+    _, per = split_fields(fields)
+    return {source: from_fields(labels, sub, factor) for source, sub in per.items()}
+
+
+# -- a record in a Redis hash, written with increments only (``core.calibration.increment_fields``) -----------
+def _scale(own: Mapping, half_life: float) -> float:
+    texts = float(own.get("texts", 0.0) or 0.0)
+    origin = float(own.get("origin", 0.0) or 0.0)
+    return 1.0 if math.isinf(half_life) else 2.0 ** (-(texts - origin) / half_life)
+
+
+def read_record(labels: Sequence[str], fields: Mapping, half_life: float) -> dict[str, LabelStats]:
+    """Each source's statistics of a record written with ``increment_record``, decayed to now."""
+    own, per = split_fields(fields)
+    factor = _scale(own, half_life)
+    return {source: from_fields(labels, sub, factor) for source, sub in per.items()}
+
+
+def increment_record(delta: Mapping[str, LabelStats], position: float, origin: float, half_life: float) -> dict:
+    """What to HINCRBYFLOAT into a record for a delta per source (its ``texts`` counted already: ``position``
+    is the record's ``texts`` after it)."""
+    growth = 1.0 if math.isinf(half_life) else 2.0 ** ((position - origin) / half_life)
+    out: dict[str, float] = {}
+    for source, stats in delta.items():
+        fields = source_fields(source, stats, growth)
+        fields[f"{source}{SOURCE_SEP}texts"] = float(stats.texts)
+        out.update(fields)
+    return out
+
+
+def rebase_record(labels: Sequence[str], fields: Mapping, half_life: float) -> dict[str, float]:
+    """The same record on a smaller scale: ``origin`` moved to its ``texts``."""
+    own, _ = split_fields(fields)
+    texts = float(own.get("texts", 0.0) or 0.0)
+    out: dict[str, float] = {"texts": texts, "origin": texts}
+    for source, stats in read_record(labels, fields, half_life).items():
+        out.update(source_fields(source, stats))
+    return out

@@ -1,0 +1,106 @@
+"""Traffic calibration between clients, through the service only: no stream moves another's answers.
+
+THUCNews headlines with the task template (ten labels, the labels never sent): a client learns from 500
+unlabelled headlines, its answers on 500 others are measured, then another stream of one class with the
+same labels arrives and the client's answers are measured again.
+
+- API keys on (two replicas sharing Redis): the other key's 3,000 texts are in the other key's scope, and the
+  first key's answers stay where they were (within 0.01; its own measured texts are recorded too, so they are
+  measured twice before: the second time is the one compared);
+- API keys off (one replica): 10,000 texts of one class from the client's own address cannot take its
+  answers below uncalibrated (the coverage guard: a sample won by one label is not trusted).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import httpx
+import pytest
+
+from service.http.auth import key_id
+from tests.integration.test_calibration import CLASSES, SYNC_MS, headlines
+from tests.support.cluster import local_cluster
+
+pytestmark = [
+    pytest.mark.timeout(600),
+    pytest.mark.skipif(not CLASSES, reason="../shared/datasets missing"),
+]
+TEMPLATE = "这是一条关于{}的新闻"
+KEYS = ("tenant-one-8d1f0c2a9b", "tenant-two-51e7a3c6d4")
+
+
+def answers(url: str, texts: list[str], mode: str, key: str | None = None, size: int = 250) -> list[dict]:
+    """/classify_batch of ``size`` items at a time, in order, with the THUCNews labels and template."""
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    common = {"labels": CLASSES, "hypothesis_template": TEMPLATE, "calibration": mode}
+    out = []
+    for start in range(0, len(texts), size):
+        items = [{"text": t, **common} for t in texts[start : start + size]]
+        r = httpx.post(f"{url}/classify_batch", json={"items": items}, headers=headers, timeout=300)
+        assert r.status_code == 200, r.text
+        out += r.json()["results"]
+    return out
+
+
+def accuracy(answered: list[dict], truth: list[str]) -> float:
+    return sum(a["labels"][0] == t for a, t in zip(answered, truth)) / len(truth)
+
+
+def client_and_stream(flood: int) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(texts to learn from, measured texts, their classes, a stream of one class ``flood`` texts long): the
+    client's 1,000 headlines balanced and shuffled (traffic in no order), the stream the first class's other
+    900 headlines over and over."""
+    mine = headlines(every=10)
+    random.Random(38).shuffle(mine)
+    seen = {t for t, _ in mine}
+    one_class = [t for t, c in headlines(every=1) if c == CLASSES[0] and t not in seen]
+    stream = [one_class[i % len(one_class)] for i in range(flood)]  # repeated: scored once, recorded each time
+    learn, measured = mine[:500], mine[500:]
+    return [t for t, _ in learn], [t for t, _ in measured], [c for _, c in measured], stream
+
+
+@pytest.fixture(scope="module")
+def keyed_cluster(store_env, tmp_path_factory):
+    """Two replicas of the default model sharing the cache's Redis, behind two API keys."""
+    run_dir = tmp_path_factory.mktemp("tenants-cluster")
+    extra = ["--env", f"ZSC_API_KEYS={','.join(KEYS)}", "--env", f"ZSC_CALIBRATION_SYNC_MS={SYNC_MS}"]
+    extra += ["--env", "ZSC_BATCH_OVERHEAD_TOKENS=64"]  # no start-up measurement
+    with local_cluster(run_dir, store_env, replicas=2, extra=extra) as state:
+        yield state
+
+
+def test_another_keys_stream_does_not_move_a_keys_answers(keyed_cluster):
+    one, two = (r["url"] for r in keyed_cluster["replicas"])
+    learn, measured, truth, stream = client_and_stream(3000)
+    mine, theirs = KEYS
+    none = accuracy(answers(one, measured, "none", mine), truth)
+    taught = answers(one, learn, "traffic", mine, size=32)
+    assert taught[-1]["calibration"]["scope"] == f"key:{key_id(mine)}"
+    time.sleep(3 * SYNC_MS / 1000)  # replica one writes what it learned; two reads it for its first answer
+    first = answers(two, measured, "traffic", mine)
+    assert first[0]["calibration"] == {"mode": "traffic", "calibrated": True, "texts": 500,
+                                       "scope": f"key:{key_id(mine)}"}  # fmt: skip
+    before = answers(two, measured, "traffic", mine)  # measured again: the measured texts are traffic too
+    flooded = answers(two, stream, "traffic", theirs, size=256)
+    assert flooded[-1]["calibration"]["scope"] == f"key:{key_id(theirs)}"
+    assert flooded[-1]["calibration"]["texts"] == 256 * (3000 // 256)  # the other key's record: nothing of mine
+    time.sleep(3 * SYNC_MS / 1000)
+    after = answers(one, measured, "traffic", mine)
+    assert after[0]["calibration"]["texts"] == 1500  # mine: what I sent, nothing of theirs
+    gained, kept = accuracy(before, truth), accuracy(after, truth)
+    assert gained > none  # the correction is worth keeping
+    assert abs(kept - gained) <= 0.01 + 1e-9, (none, gained, kept)
+
+
+def test_a_flood_from_the_clients_own_address_cannot_take_it_below_uncalibrated(default_server):
+    learn, measured, truth, stream = client_and_stream(10_000)
+    none = accuracy(answers(default_server, measured, "none"), truth)
+    answers(default_server, learn, "traffic", size=32)
+    gained = accuracy(answers(default_server, measured, "traffic"), truth)
+    flooded = answers(default_server, stream, "traffic", size=256)
+    assert flooded[-1]["calibration"]["scope"] == "shared"
+    after = answers(default_server, measured, "traffic")
+    assert after[0]["calibration"]["texts"] >= 11_000 and after[0]["calibration"]["calibrated"]
+    assert accuracy(after, truth) >= none, (none, gained, accuracy(after, truth))

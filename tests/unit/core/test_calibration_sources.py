@@ -1,0 +1,61 @@
+"""Per-source records: no source holds more than its share of the weight; the Redis form round-trips."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from service.core import calibration as cal
+from service.core import calibration_sources as src
+
+LABELS = ("0", "1")
+CONFIG = cal.CalibrationConfig(half_life=math.inf, min_texts=0.0)
+
+
+def test_the_largest_sources_are_cut_to_their_share():
+    assert src.capped_factors([3000.0, 305.0], 0.5) == pytest.approx([305 / 3000, 1.0])
+    assert src.capped_factors([100.0], 0.5) == [1.0]  # alone: its own calibration
+    assert src.capped_factors([10.0, 10.0, 10.0], 0.5) == [1.0, 1.0, 1.0]
+    f = src.capped_factors([900.0, 50.0, 50.0], 0.4)
+    weights = np.array([900.0, 50.0, 50.0]) * f
+    assert weights[0] / weights.sum() == pytest.approx(0.4)
+
+
+def test_a_flood_from_another_source_moves_the_offsets_no_further_than_its_share():
+    rng = np.random.default_rng(1)
+    own = rng.normal(0, 1, (300, 2)) + np.array([0.5, 0.0])  # a bias towards label 0
+    flood = rng.normal(0, 1, (3000, 2)) + np.array([0.0, 3.0])  # texts of label 1 only
+    plain = cal.CalibrationConfig(half_life=math.inf, min_texts=0.0, cap=math.inf, coverage_slack=math.inf)
+    alone = cal.offsets(cal.fit(own, LABELS, plain), plain)
+    sources = {"a": cal.fit(own, LABELS, plain), "b": cal.fit(flood, LABELS, plain)}
+    capped = src.combined(sources, LABELS, 0.5)
+    assert capped.weight == pytest.approx(2 * sources["a"].weight) and capped.texts == 3300
+    both = cal.offsets(capped, plain)
+    uncapped = cal.offsets(src.combined(sources, LABELS, 1.0), plain)
+    assert abs(both[1] - alone[1]) < 0.6 * abs(uncapped[1] - alone[1])
+    assert src.largest_share(sources) > 0.9
+
+
+def test_a_record_round_trips_through_its_hash_fields():
+    rng = np.random.default_rng(2)
+    delta = {
+        "a": cal.fit(rng.normal(size=(5, 2)), LABELS, CONFIG),
+        "b": cal.fit(rng.normal(size=(3, 2)), LABELS, CONFIG),
+    }
+    fields = src.increment_record(delta, 8.0, 0.0, 2000.0)
+    fields["texts"] = 8.0
+    back = src.read_record(LABELS, {k.encode(): str(v).encode() for k, v in fields.items()}, 2000.0)
+    assert set(back) == {"a", "b"}
+    assert back["a"].texts == 5 and np.allclose(back["a"].sums, delta["a"].sums)
+    rebased = src.rebase_record(LABELS, fields, 2000.0)
+    again = src.read_record(LABELS, rebased, 2000.0)
+    assert np.allclose(again["b"].sums, back["b"].sums)
+
+
+def test_one_label_winning_everything_is_not_trusted():
+    assert cal.coverage(np.array([50.0, 50.0]), 2.0) == 1.0
+    assert cal.coverage(np.array([70.0, 30.0]), 2.0) == 1.0  # a model's own bias keeps the correction
+    assert cal.coverage(np.array([100.0, 0.0]), 2.0) == 0.0
+    assert 0.0 < cal.coverage(np.array([95.0, 5.0]), 2.0) < 0.5
