@@ -7,7 +7,7 @@ counts are the Decisions API's (``pipeline.decisions.Decisions``): the two APIs 
 from __future__ import annotations
 
 from service.api.systemone.adapters import answers_of, ask, text_problem
-from service.api.systemone.protocol import SystemOneRequest, SystemOneResponse, Usage
+from service.api.systemone.protocol import SystemOneRequest, SystemOneResponse, SystemOneUsage
 from service.pipeline.decisions import Decisions
 
 
@@ -25,5 +25,5 @@ class SystemOne:
         decisions.check(plan, problem)
         done = await decisions.answer(plan, spec, text="state")
         answers = answers_of(request, plan, done.results, spec, reading)
-        usage = Usage(input_tokens=done.read, output_tokens=0)
+        usage = SystemOneUsage(input_tokens=done.read, output_tokens=0)
         return SystemOneResponse(answers=answers, model=served.tag, usage=usage), done.cache

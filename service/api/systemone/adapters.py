@@ -27,18 +27,18 @@ from service.api.limits import RequestLimits
 from service.api.questions import Asked, QuestionPlan
 from service.api.systemone.protocol import (
     Answer,
-    ChoiceAnswer,
-    ChoiceQuestion,
     NoulAnswer,
     NoulQuestion,
-    ScoreAnswer,
-    ScoreQuestion,
+    SystemOneChoiceAnswer,
+    SystemOneChoiceQuestion,
     SystemOneRequest,
+    SystemOneScoreAnswer,
+    SystemOneScoreQuestion,
 )
 from service.core.decisions import ChoiceResult, Reading, ScoreResult
 from service.core.model_spec import ModelSpec
 
-Question = NoulQuestion | ChoiceQuestion | ScoreQuestion
+Question = NoulQuestion | SystemOneChoiceQuestion | SystemOneScoreQuestion
 
 
 def content_text(content: Any) -> str:
@@ -51,11 +51,11 @@ def content_text(content: Any) -> str:
 def asked(question: Question) -> Asked:
     """A question as the model reads it (the module's docstring)."""
     instructions = content_text(question.instructions)
-    if isinstance(question, ChoiceQuestion):
+    if isinstance(question, SystemOneChoiceQuestion):
         options = tuple(_texts(name, description) for name, description in question.criteria.items())
         unread = "an option has neither a name nor a description" if not all(options) else None
         return Asked("choice", instructions, options, refusal=unread)
-    if isinstance(question, ScoreQuestion):
+    if isinstance(question, SystemOneScoreQuestion):
         return Asked("score", instructions, tuple((content_text(level),) for level in question.criteria))
     true, false = _outcomes(question)
     if true and false:
@@ -122,24 +122,24 @@ def answers_of(
         if isinstance(question, NoulQuestion):
             p = outcome.probabilities[0] if isinstance(outcome, ChoiceResult) else outcome
             out[name] = NoulAnswer.model_construct(noul=1.0 - p if negated(question) else p)
-        elif isinstance(question, ChoiceQuestion):
+        elif isinstance(question, SystemOneChoiceQuestion):
             out[name] = _choice_answer(question, outcome)
         else:
             out[name] = _score_answer(question, outcome)
     return out
 
 
-def _choice_answer(question: ChoiceQuestion, result: ChoiceResult) -> ChoiceAnswer:
+def _choice_answer(question: SystemOneChoiceQuestion, result: ChoiceResult) -> SystemOneChoiceAnswer:
     names = list(question.criteria)
-    return ChoiceAnswer.model_construct(
+    return SystemOneChoiceAnswer.model_construct(
         choice=names[result.choice],
         confidence=result.confidence,
         probabilities=dict(zip(names, result.probabilities)),
     )
 
 
-def _score_answer(question: ScoreQuestion, result: ScoreResult) -> ScoreAnswer:
-    return ScoreAnswer.model_construct(
+def _score_answer(question: SystemOneScoreQuestion, result: ScoreResult) -> SystemOneScoreAnswer:
+    return SystemOneScoreAnswer.model_construct(
         score=result.score,
         confidence=result.confidence,
         legend={str(i): level for i, level in enumerate(question.criteria)},

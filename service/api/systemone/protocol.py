@@ -69,7 +69,7 @@ class NoulQuestion(BaseModel):
     labels: NoulLabels | None = None
 
 
-class ChoiceQuestion(BaseModel):
+class SystemOneChoiceQuestion(BaseModel):
     """Pick one of the options named in ``criteria`` (each with a description, or null; left out of the
     answers when an option has neither a name nor a description to read)."""
 
@@ -91,7 +91,7 @@ def _levels_schema(schema: dict[str, Any]) -> None:
     not_blank(schema["items"])
 
 
-class ScoreQuestion(BaseModel):
+class SystemOneScoreQuestion(BaseModel):
     """Rate against ``criteria``: the levels' descriptions, lowest first (answered with their positions)."""
 
     model_config = _strict()
@@ -110,7 +110,7 @@ class ScoreQuestion(BaseModel):
         return criteria
 
 
-Question = Annotated[NoulQuestion | ChoiceQuestion | ScoreQuestion, Field(discriminator="type")]
+Question = Annotated[NoulQuestion | SystemOneChoiceQuestion | SystemOneScoreQuestion, Field(discriminator="type")]
 
 
 class SystemOneRequest(BaseModel):
@@ -180,14 +180,14 @@ class NoulAnswer(_Written):
     noul: float = Field(ge=0, le=1)  # the probability of yes
 
 
-class ChoiceAnswer(_Written):
+class SystemOneChoiceAnswer(_Written):
     type: Literal["choice"] = "choice"
     choice: str  # the most probable option's name
     confidence: float = Field(ge=0, le=1)
     probabilities: dict[str, float]  # every option, by name, in the order given
 
 
-class ScoreAnswer(_Written):
+class SystemOneScoreAnswer(_Written):
     type: Literal["score"] = "score"
     score: float  # the expected level, from 0
     confidence: float = Field(ge=0, le=1)
@@ -195,10 +195,10 @@ class ScoreAnswer(_Written):
     probabilities: dict[str, float]  # by level position, lowest first
 
 
-Answer = Annotated[NoulAnswer | ChoiceAnswer | ScoreAnswer, Field(discriminator="type")]
+Answer = Annotated[NoulAnswer | SystemOneChoiceAnswer | SystemOneScoreAnswer, Field(discriminator="type")]
 
 
-class Usage(_Written):
+class SystemOneUsage(_Written):
     input_tokens: int  # the tokens the model read: every window of the state and every phrasing
     output_tokens: int = 0  # a classifier writes nothing
 
@@ -206,7 +206,7 @@ class Usage(_Written):
 class SystemOneResponse(_Written):
     model: str  # the served model's tag
     answers: dict[str, Answer]  # by question name; a question that could not be answered is left out
-    usage: Usage
+    usage: SystemOneUsage
 
 
 # -- GET /v1/models: read by both SDKs ---------------------------------------------------------------------

@@ -20,7 +20,13 @@ from service.api.decisions.protocol import ModelObject
 from service.api.limits import RequestLimits
 from service.api.questions import Asked
 from service.api.systemone.adapters import answers_of, ask, asked, content_text, negated, text_problem
-from service.api.systemone.protocol import ModelDirectory, ModelMetadata, SystemOneRequest, SystemOneResponse, Usage
+from service.api.systemone.protocol import (
+    ModelDirectory,
+    ModelMetadata,
+    SystemOneRequest,
+    SystemOneResponse,
+    SystemOneUsage,
+)
 from service.config import Settings
 from service.core.decisions import Reading
 from service.core.model_spec import ModelSpec
@@ -128,7 +134,7 @@ def test_the_answers_are_what_the_sdk_parses():
 
     results = [result([0.8]), result([0.3, 0.7]), result([0.6, 0.4]), result([0.25, 0.75])]
     answers = answers_of(request, plan, results, spec, Reading())
-    body = SystemOneResponse(model="m:1", answers=answers, usage=Usage(input_tokens=12)).model_dump_json()
+    body = SystemOneResponse(model="m:1", answers=answers, usage=SystemOneUsage(input_tokens=12)).model_dump_json()
     parsed = SdkResponse.model_validate_json(body)
     assert parsed.nouls["billing"].noul == pytest.approx(0.8) and parsed.nouls["spam"].noul == pytest.approx(0.3)
     assert parsed.choices["tone"].choice == "calm" and list(parsed.choices["tone"].probabilities) == ["calm", "angry"]
