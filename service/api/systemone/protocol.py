@@ -52,9 +52,9 @@ class NoulLabels(BaseModel):
     false: StrictStr = Field(json_schema_extra=not_blank)
 
     @model_validator(mode="after")
-    def _distinct(self) -> NoulLabels:
-        if not self.true.strip() or not self.false.strip() or self.true.strip() == self.false.strip():
-            raise ValueError("labels must name the true and the false outcome, differently")
+    def _named(self) -> NoulLabels:
+        if not self.true.strip() or not self.false.strip():
+            raise ValueError("labels must name the true and the false outcome")
         return self
 
 
