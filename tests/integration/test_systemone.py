@@ -8,21 +8,19 @@ buyers for a noul; messages of rising urgency for a score)."""
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import httpx
 import openai
 import pytest
 import typesafe_sdk as ts
 
+from loadtest.workload import SHARED, cic_moods
 from service.core.decisions import roc_auc
 from tests.conftest import ALIAS, JEV
 from tests.support.server import KEYS
 
-SHARED = Path("/work/shared/datasets")
 TEXT = "I was charged twice for one order and I want my money back today"
 QUESTIONS = {
     "billing": ts.Noul(instructions="The message is about a payment."),
@@ -106,7 +104,7 @@ def test_each_mistake_is_the_sdks_exception(client, body, status, says):
         client.system_one(state=TEXT, questions=valid, model=ALIAS, extra_body=body)
     expected = ts.TypeSafeNotFoundError if status == 404 else ts.TypeSafeBadRequestError
     assert type(info.value) is expected and info.value.status == status, info.value
-    assert says in str(info.value), str(info.value)
+    assert says in str(info.value) and info.value.request_id, str(info.value)
 
 
 def test_a_wrong_key_is_the_sdks_authentication_error(keyed_server):
@@ -169,19 +167,8 @@ def test_a_choice_over_thucnews_is_as_accurate_as_classify(default_server, clien
         assert accuracy >= baseline - 0.01, (instructions, accuracy, baseline)
 
 
-CIC_MOODS = {  # CIC intents by the buyer's mood (bench/decisions_study.py's groups)
-    0: ("买家表达不满/生气", "买家抱怨商品涨价了", "买家表示伤心难过"),
-    1: ("买家表达赞美/满意", "买家表示麻烦卖家，表达感谢"),
-}
-
-
 def test_a_noul_separates_pleased_from_upset_buyers(client):
-    rows = [json.loads(line) for line in (SHARED / "cic_test_public.jsonl").read_text(encoding="utf-8").splitlines()]
-    texts, truth = [], []
-    for pleased, intents in CIC_MOODS.items():
-        picked = [r["sentence"] for r in rows if r["label_des"] in intents][:60]
-        texts += picked
-        truth += [pleased] * len(picked)
+    texts, truth = cic_moods()
     question = {"pleased": ts.Noul(instructions="买家很满意。")}
     nouls = [a.nouls["pleased"].noul for a in _answers(client, texts, question)]
     assert roc_auc(nouls, truth) >= 0.6
