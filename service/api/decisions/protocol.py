@@ -40,8 +40,7 @@ def _no_null(value: Any, info) -> Any:
     return value
 
 
-def named_model(model: str) -> str:
-    """A request's ``model``, not blank (both /v1 APIs)."""
+def named_model(model: str) -> str:  # both /v1 APIs' ``model``
     if not model.strip():
         raise ValueError("model is empty: name a model (GET /v1/models lists them)")
     return model
@@ -382,8 +381,7 @@ class DecisionCreateRequest(BaseModel):
 
 
 def bounded_json(data: Any, field: str) -> Any:
-    """``data`` when it is within OpenAI's bounds on JSON read as text (depth, values, compact size);
-    raises ``ValueError`` naming ``field`` otherwise."""
+    """``data`` within OpenAI's bounds on JSON read as text; a ``ValueError`` naming ``field`` otherwise."""
     depth, values = _json_size(data)
     if depth > MAX_JSON_DEPTH:
         raise ValueError(f"{field} nests {depth} levels deep; the limit is {MAX_JSON_DEPTH}: flatten it")
