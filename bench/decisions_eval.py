@@ -109,12 +109,17 @@ def throughput(url: str, data: LabelledSet, clients: int, step_s: float, rounds:
             else:
                 target = f"{url}/v1/decisions"
                 bodies = [{"model": MODEL, "input": t, "questions": [q]} for t in texts]
-            r = run_load(target, bodies, clients, step_s)
-            answered = (r.requests - r.failures) / r.duration_s  # 200s only
-            rows.append({"route": route, "round": round_, "requests_per_s": answered, "p50_ms": r.p50_ms,
-                         "p95_ms": r.p95_ms, "failures": r.failures, "statuses": r.statuses})  # fmt: skip
-            say(f"  {route}: {answered:.1f} answered/s, p95 {r.p95_ms:.0f} ms, statuses {r.statuses}")
+            rows.append(measured(route, round_, target, bodies, clients, step_s))
     return rows
+
+
+def measured(route: str, round_: int, target: str, bodies: list[dict], clients: int, step_s: float) -> dict:
+    """One load step's row: requests answered 200 per second, latency, failures."""
+    r = run_load(target, bodies, clients, step_s)
+    answered = (r.requests - r.failures) / r.duration_s  # 200s only
+    say(f"  {route}: {answered:.1f} answered/s, p95 {r.p95_ms:.0f} ms, statuses {r.statuses}")
+    return {"route": route, "round": round_, "requests_per_s": answered, "p50_ms": r.p50_ms,
+            "p95_ms": r.p95_ms, "failures": r.failures, "statuses": r.statuses}  # fmt: skip
 
 
 def report(results: dict) -> str:
@@ -137,14 +142,19 @@ def report(results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def load_options(parser: argparse.ArgumentParser, rounds: int) -> None:
+    """The load's options, shared with ``bench.systemone_eval``."""
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--step-s", type=float, default=20)
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--seed", type=int, default=int(time.time()), help="varies the load's texts")
+    parser.add_argument("--no-accuracy", action="store_true")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--smoke", action="store_true", help="30 texts a set, 5 s load steps, one round")
-    parser.add_argument("--clients", type=int, default=32)
-    parser.add_argument("--step-s", type=float, default=20)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=int(time.time()), help="varies the load's texts")
-    parser.add_argument("--no-accuracy", action="store_true")
+    load_options(parser, rounds=3)
     parser.add_argument("--throughput-only", action="store_true", help="measure requests/s again into an earlier run")
     parser.add_argument("--out", type=Path, help="result folder (default results/decisions-eval-<date>)")
     args = parser.parse_args(argv)

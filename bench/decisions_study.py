@@ -60,8 +60,9 @@ from harness.progress import say
 from harness.report import table
 from harness.store import stored_model, use_home
 from loadtest.workload import SHARED, WORKLOAD
-from service.api.decisions.adapters import is_chinese, qa_hypothesis, wordings
+from service.api.decisions.adapters import wordings
 from service.api.decisions.protocol import ChoiceQuestion, ScoreQuestion
+from service.api.questions import is_chinese, qa_hypothesis
 from service.core.decisions import (
     CALIBRATION_FILE,
     PredicateProbabilityMap,

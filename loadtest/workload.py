@@ -48,6 +48,23 @@ def _shared_rows(limit: int) -> list[Row]:
     return out
 
 
+CIC_MOODS = {  # CIC intents by the buyer's mood (bench.decisions_study's groups): 0 upset, 1 pleased
+    0: ("买家表达不满/生气", "买家抱怨商品涨价了", "买家表示伤心难过"),
+    1: ("买家表达赞美/满意", "买家表示麻烦卖家，表达感谢"),
+}
+
+
+def cic_moods(per_side: int = 60) -> tuple[list[str], list[int]]:
+    """Real customer messages of upset (0) and pleased (1) buyers from CIC, up to ``per_side`` of each."""
+    rows = [json.loads(line) for line in (SHARED / "cic_test_public.jsonl").read_text(encoding="utf-8").splitlines()]
+    texts, truth = [], []
+    for pleased, intents in CIC_MOODS.items():
+        picked = [r["sentence"] for r in rows if r["label_des"] in intents][:per_side]
+        texts += picked
+        truth += [pleased] * len(picked)
+    return texts, truth
+
+
 def label_pools(rows: list[Row]) -> dict[tuple[str, str], list[str]]:
     """Candidate labels per (lang, domain): every class seen there."""
     pools: dict[tuple[str, str], set[str]] = defaultdict(set)

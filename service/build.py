@@ -50,6 +50,7 @@ from service.pipeline.label_sets import LabelSet, load_dir
 from service.pipeline.pipeline import Pipeline
 from service.pipeline.registry import ModelRegistry, ServedModel
 from service.pipeline.scorer import CachedScorer
+from service.pipeline.systemone import SystemOne
 from service.runtime.models import FindStored, ModelManager
 
 log = logging.getLogger("zsc.build")
@@ -75,6 +76,7 @@ class Components:
     model_manager: ModelManager | None = None  # models loaded, replaced and unloaded while serving
     activity: ClusterActivity | None = None  # this process's interactive activity in the jobs Redis
     decisions: Decisions | None = None  # OpenAI's Decisions API on the served models (POST /v1/decisions)
+    system_one: SystemOne | None = None  # the System One API, on the same (POST /v1/systemone)
     _tasks: list[asyncio.Task] = field(default_factory=list)
 
     @property
@@ -144,7 +146,10 @@ def build(
     registry = ModelRegistry(served, label_sets, admission)
     manager = ModelManager(s, registry, serve, find_stored)
     jobs, activity = _jobs(s, registry)
-    return Components(s, registry, label_sets, jobs, redis, store, manager, activity, decisions=_decisions(s, registry))
+    decisions = _decisions(s, registry)
+    return Components(
+        s, registry, label_sets, jobs, redis, store, manager, activity, decisions, system_one=SystemOne(decisions)
+    )
 
 
 def calibration_config(s: Settings) -> CalibrationConfig:

@@ -75,8 +75,9 @@ class Settings:
         default="",
     )
     model_aliases: str = _doc(
-        'Other names for served models, "alias=model[,alias=model...]" (e.g. gpt-6-luna=multilingual-e5-small): '
-        "a request's model (POST /v1/decisions, GET /v1/models) may name the alias, so code written for another "
+        'Other names for served models, "alias=model[,alias=model...]" (e.g. gpt-6-luna=multilingual-e5-small,'
+        "jev-latest=multilingual-e5-small): a request's model (POST /v1/decisions, POST /v1/systemone, GET /v1/models)"
+        " may name the alias, so code written for another "
         "provider runs with only its base URL changed. An alias of a model this replica does not serve stops it at "
         "start-up (unless ZSC_MODELS_FILE decides the models); one whose model is unloaded later answers 404. "
         "Empty = none.",

@@ -76,14 +76,16 @@ SHIPPED_SETS = ROOT / "deploy" / "k8s" / "components" / "label-sets" / "sets"
 
 # the name OpenAI's Decisions API takes (the SDK's docstring: "Only `gpt-6-luna` is supported")
 ALIAS = "gpt-6-luna"
+JEV = "jev-latest"  # the model typesafe-sdk and pydecide send when the caller names none
 
 
 @pytest.fixture(scope="session")
 def default_server(store_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory):
     """The default model as `make serve` runs it, holding the shipped example label set, and answering to
-    OpenAI's model name too (ZSC_MODEL_ALIASES)."""
+    OpenAI's and TypeSafe's model names too (ZSC_MODEL_ALIASES)."""
     log = tmp_path_factory.mktemp("logs") / "default_server.log"
-    env = {**store_env, "ZSC_LABEL_SETS": str(SHIPPED_SETS), "ZSC_MODEL_ALIASES": f"{ALIAS}=multilingual-e5-small"}
+    aliases = f"{ALIAS}=multilingual-e5-small,{JEV}=multilingual-e5-small"
+    env = {**store_env, "ZSC_LABEL_SETS": str(SHIPPED_SETS), "ZSC_MODEL_ALIASES": aliases}
     with bento_server(env, log) as url:
         yield url
 

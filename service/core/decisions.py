@@ -247,6 +247,22 @@ def choice_sharpening_for(spec: ModelSpec, table: Mapping[str, Mapping]) -> floa
     return float(entry.get("choice_sharpen", 1.0))
 
 
+@dataclass(frozen=True)
+class Reading:
+    """How a model's scores become answers: its predicate calibration (None: uncalibrated) and the cohort
+    statements a t-norm one reads, and the factor its choices worded as answers are sharpened by."""
+
+    calibration: PredicateProbabilityMap | None = None
+    cohort: tuple[str, ...] = ()
+    sharpen: float = 1.0
+
+
+def reading_for(spec: ModelSpec, table: Mapping[str, Mapping]) -> Reading:
+    calibration = probability_map_for(spec, table)
+    cohort = calibration.cohort if calibration is not None and calibration.on == "t-norm" else ()
+    return Reading(calibration, cohort, choice_sharpening_for(spec, table))
+
+
 # -- fitting and measuring a calibration ---------------------------------------------------------------
 def fit_platt(x: Sequence[float], y: Sequence[float], weights: Sequence[float] | None = None) -> tuple[float, float]:
     """(slope, intercept) of the logistic regression of y (0/1) on one feature x: the maximum-likelihood

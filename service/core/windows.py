@@ -55,6 +55,10 @@ def fit(text: str, room: int, mode: str, offsets: Offsets, max_windows: int, per
             f"the text is {n} tokens; this model sees at most {room} beside the hypothesis: shorten it, or "
             'send truncation "end", "start" or "chunk"'
         )
+    if room - MARGIN < 1:  # a hypothesis as long as the window: no room left for any of the text
+        raise TooLong(
+            f"a label's phrasing leaves {max(room, 0)} of the model's tokens for the text: shorten the phrasing"
+        )
     if mode == "start":
         keep = room - MARGIN
         return Windows((text[spans[n - keep][0] :],), n, True)

@@ -15,10 +15,10 @@ answer). Errors come out in OpenAI's envelope with the statuses its SDK maps to 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 import anyio
-from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -26,7 +26,7 @@ from starlette.routing import Route
 from service.api.decisions.adapters import InputNotReadable, input_text
 from service.api.decisions.protocol import DecisionCreateRequest
 from service.errors import InvalidRequest
-from service.http.decisions_errors import envelope_fields
+from service.http.decisions_errors import validated
 from service.http.edge.paths import DECISIONS
 from service.http.errors import error_boundary
 
@@ -34,26 +34,22 @@ if TYPE_CHECKING:  # the pipeline's modules load the tokenizer's library: not at
     from service.pipeline.decisions import Decisions
 
 PARSE_IN_THREAD_BYTES = 256 * 1024  # a larger body is validated off the event loop
+T = TypeVar("T")
 
 
 def routes(decisions: Decisions) -> list[Route]:
     @error_boundary
     async def create(request: Request) -> Response:
-        body = await request.body()
-        if len(body) > PARSE_IN_THREAD_BYTES:
-            asked = await anyio.to_thread.run_sync(parse, body)
-        else:
-            asked = parse(body)
-        decision, cache = await decisions.decide(asked)
-        return _json(decision.model_dump_json(), {"X-Cache": cache})
+        decision, cache = await decisions.decide(await parsed(request, parse))
+        return json_response(decision.model_dump_json(), {"X-Cache": cache})
 
     @error_boundary
     async def list_models(request: Request) -> Response:
-        return _json(decisions.model_list().model_dump_json())
+        return json_response(decisions.model_list().model_dump_json())
 
     @error_boundary
     async def retrieve_model(request: Request) -> Response:
-        return _json(decisions.model_object(request.path_params["model_id"]).model_dump_json())
+        return json_response(decisions.model_object(request.path_params["model_id"]).model_dump_json())
 
     return [
         Route(DECISIONS, create, methods=["POST"]),
@@ -62,14 +58,18 @@ def routes(decisions: Decisions) -> list[Route]:
     ]
 
 
+async def parsed(request: Request, parse: Callable[[bytes], T]) -> T:
+    """The request's body through ``parse``, off the event loop when it is large."""
+    body = await request.body()
+    if len(body) > PARSE_IN_THREAD_BYTES:
+        return await anyio.to_thread.run_sync(parse, body)
+    return parse(body)
+
+
 def parse(body: bytes) -> DecisionCreateRequest:
     """The body as a decision request whose input has text to read; a 400 naming the first field at fault
     (``param``) otherwise."""
-    try:
-        request = DecisionCreateRequest.model_validate_json(body)
-    except ValidationError as exc:
-        param, message = envelope_fields(exc)
-        raise InvalidRequest(message, param=param) from None
+    request = validated(DecisionCreateRequest, body, '{"model", "input", "questions"}')
     try:
         input_text(request.input)
     except InputNotReadable as exc:
@@ -77,5 +77,5 @@ def parse(body: bytes) -> DecisionCreateRequest:
     return request
 
 
-def _json(body: str, headers: dict[str, str] | None = None) -> Response:
+def json_response(body: str, headers: dict[str, str] | None = None) -> Response:
     return Response(body, media_type="application/json", headers=headers)

@@ -1,5 +1,5 @@
-"""The /v1 routes' part of the OpenAPI document (``http/decisions.py``: OpenAI's request and answer shapes),
-joined into the whole document by ``openapi.merged``.
+"""The /v1 routes' part of the OpenAPI document (``http/decisions.py``: OpenAI's request and answer shapes;
+``http/systemone.py``: System One's), joined into the whole document by ``openapi.merged``.
 
 The request schema is pydantic's own of ``DecisionCreateRequest`` (discriminated unions as ``oneOf`` with
 their mapping, choice values a string or a boolean, input parts text only); the rules it cannot state
@@ -14,8 +14,9 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from service.api.decisions.protocol import Decision, DecisionCreateRequest, ModelList, ModelObject
+from service.api.decisions.protocol import Decision, DecisionCreateRequest, ModelObject
 from service.api.documents import OpenAIErrorBody
+from service.api.systemone.protocol import ModelDirectory, SystemOneRequest, SystemOneResponse
 from service.config import DEFAULT_MODEL
 
 REF = "#/components/schemas/{model}"
@@ -23,7 +24,9 @@ TAG = "openai"
 MODELS: list[tuple[type[BaseModel], str]] = [
     (DecisionCreateRequest, "validation"),
     (Decision, "serialization"),
-    (ModelList, "serialization"),
+    (ModelDirectory, "serialization"),
+    (SystemOneRequest, "validation"),
+    (SystemOneResponse, "serialization"),
     (ModelObject, "serialization"),
     (OpenAIErrorBody, "serialization"),
 ]
@@ -98,12 +101,14 @@ def paths(default_model: str = DEFAULT_MODEL) -> dict[str, Any]:
                 },
             }
         },
+        "/v1/systemone": system_one(default_model),
         "/v1/models": {
             "get": {
                 "operationId": "list_openai_models",
                 "tags": [TAG],
-                "summary": "The served models and their aliases (ZSC_MODEL_ALIASES), as OpenAI lists models",
-                "responses": {"200": {"description": "Models", "content": _json(ModelList)}},
+                "summary": "The served models and their aliases (ZSC_MODEL_ALIASES), as OpenAI's SDK (`data`) and "
+                "TypeSafe's (`models`) list models",
+                "responses": {"200": {"description": "Models", "content": _json(ModelDirectory)}},
             }
         },
         "/v1/models/{model_id}": {
@@ -115,4 +120,40 @@ def paths(default_model: str = DEFAULT_MODEL) -> dict[str, Any]:
                 "responses": {"200": {"description": "The model", "content": _json(ModelObject)}, "404": unknown},
             }
         },
+    }
+
+
+SYSTEM_ONE_UNSTATED = (
+    "The request cannot be answered as sent: what the schema states (the field is named in `param`), or a rule "
+    "it cannot state: a question's name not blank; a noul with instructions or a described outcome; an option "
+    "with a name or a description; no `box` question and no `assets` (this service reads text only); the state "
+    "and every instruction and option within ZSC_MAX_TEXT_CHARS; the (state window, phrasing) pairs within "
+    "ZSC_MAX_PAIRS_PER_REQUEST, windows within ZSC_MAX_WINDOWS"
+)
+
+
+def system_one(default_model: str) -> dict[str, Any]:
+    example = {**SystemOneRequest.model_config["json_schema_extra"]["example"], "model": default_model}
+    unknown = _error("No such model (`model_not_found`): GET /v1/models lists the names and aliases it takes")
+    return {
+        "post": {
+            "operationId": "system_one",
+            "tags": ["systemone"],
+            "summary": "The System One API (TypeSafe's shape): named noul, choice and score questions about a state",
+            "description": "`client.system_one(state=..., questions=...)` of `typesafe-sdk` with "
+            "`base_url=http://HOST:PORT`; answers keyed by the questions' names (docs/decisions.md).",
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {**_json(SystemOneRequest)["application/json"], "example": example}},
+            },
+            "responses": {
+                "200": {
+                    "description": "The answers by question name, the model and the tokens it read",
+                    "content": _json(SystemOneResponse),
+                    "headers": {"X-Cache": {"schema": {"type": "string", "enum": ["hit", "partial", "miss"]}}},
+                },
+                "400": _error(SYSTEM_ONE_UNSTATED),
+                "404": unknown,
+            },
+        }
     }

@@ -20,7 +20,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from service.http import decisions, jobs
+from service.http import decisions, jobs, systemone
 from service.ui import STATIC
 
 if TYPE_CHECKING:  # importing this module stays cheap: the serving CLI imports it before any worker exists
@@ -66,6 +66,7 @@ def make_app(
 
     job_routes = jobs.routes(components.jobs, models, components.settings)
     openai_routes = decisions.routes(components.decisions) if components.decisions is not None else []
+    system_one_routes = systemone.routes(components.system_one) if components.system_one is not None else []
     return Starlette(
         routes=[
             Route("/", swagger, methods=["GET"]),
@@ -74,6 +75,7 @@ def make_app(
             Route("/openapi.json", openapi_document, methods=["GET"]),
             *job_routes,
             *openai_routes,
+            *system_one_routes,
             *extra,
             Route("/ui", ui_root, methods=["GET"]),
             Mount("/ui", app=StaticFiles(directory=STATIC, html=True), name="ui"),

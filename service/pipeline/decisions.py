@@ -22,12 +22,16 @@ replica's limits (``ZSC_MAX_PAIRS_PER_REQUEST``, ``ZSC_MAX_TEXT_CHARS``) are che
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from service.api.classify import ClassifyResponse
-from service.api.decisions.adapters import answers_of, ask, pairs_problem, text_problem
-from service.api.decisions.protocol import Decision, DecisionCreateRequest, ModelList, ModelObject, Usage
+from service.api.decisions.adapters import answers_of, ask, text_problem
+from service.api.decisions.protocol import Decision, DecisionCreateRequest, ModelObject, Usage
 from service.api.limits import RequestLimits
-from service.core.decisions import choice_sharpening_for, probability_map_for
+from service.api.questions import QuestionPlan, pairs_problem
+from service.api.systemone.protocol import ModelDirectory, ModelMetadata
+from service.core.decisions import Reading, reading_for
 from service.core.model_spec import ModelSpec
 from service.errors import InvalidRequest, ModelNotFound, WindowsOverLimit
 from service.pipeline.call import Call
@@ -36,8 +40,20 @@ from service.pipeline.registry import ModelRegistry, ServedModel
 OWNER = "zero-shot-classifier"  # GET /v1/models' owned_by
 
 
+@dataclass(frozen=True)
+class Answered:
+    """A plan's classifications answered: their results in plan order, the tokens read and those the cache
+    answered, and the call's cache status (hit | partial | miss)."""
+
+    results: list[ClassifyResponse]
+    read: int
+    cached: int
+    cache: str
+
+
 class Decisions:
-    """Decision requests answered by the models a replica serves (or their aliases, ``ZSC_MODEL_ALIASES``)."""
+    """Typed questions answered by the models a replica serves (or their aliases, ``ZSC_MODEL_ALIASES``):
+    OpenAI's decision requests here, System One's through the same methods (``pipeline.systemone``)."""
 
     def __init__(
         self,
@@ -69,46 +85,70 @@ class Decisions:
                 served.append((alias, model))
         return served
 
-    def model_list(self) -> ModelList:
-        return ModelList(data=[ModelObject(id=i, created=m.created, owned_by=OWNER) for i, m in self.listed()])
+    def model_list(self) -> ModelDirectory:
+        """Every name, as OpenAI's SDK lists models (``data``) and as TypeSafe's does (``models``)."""
+        listed = self.listed()
+        return ModelDirectory(
+            data=[ModelObject(id=i, created=m.created, owned_by=OWNER) for i, m in listed],
+            models=[_metadata(i, m) for i, m in listed],
+        )
 
     def model_object(self, wanted: str) -> ModelObject:
         return ModelObject(id=wanted, created=self.model(wanted).created, owned_by=OWNER)
 
-    async def decide(self, request: DecisionCreateRequest) -> tuple[Decision, str]:
-        """The answers in question order, and the call's cache status (hit | partial | miss)."""
-        served = self.model(request.model)
-        spec = served.spec
-        calibration = probability_map_for(spec, self.calibrations)
-        cohort = calibration.cohort if calibration is not None and calibration.on == "t-norm" else ()
-        problem = text_problem(request, self.limits)  # first: the wording below reads every text
-        if problem is None:
-            plan = ask(request, served.name, spec.kind, cohort)
-            problem = pairs_problem(plan.pairs, self.limits)
+    def reading(self, spec: ModelSpec) -> Reading:
+        return reading_for(spec, self.calibrations)
+
+    def check(self, plan: QuestionPlan, problem: tuple[str, str] | None) -> None:
+        """A 400 naming the field for a text over ``ZSC_MAX_TEXT_CHARS`` (``problem``, checked first: the
+        plan reads every text) or a plan over ``ZSC_MAX_PAIRS_PER_REQUEST``."""
+        problem = problem or pairs_problem(plan.pairs, self.limits)
         if problem is not None:
             param, message = problem
             raise InvalidRequest(message, param=param)
+
+    async def answer(self, plan: QuestionPlan, spec: ModelSpec, text: str = "input") -> Answered:
+        """Every classification of ``plan`` in one ``ModelRegistry.classify`` call, the tokens counted
+        (``text``: the field the text read came from, named by the 400 for one too long)."""
         if not plan.classifications:  # every question refused: nothing to read
-            refused = answers_of(request, plan, [], spec)
-            return Decision(answers=refused, model=served.tag, usage=Usage.of(0, 0, 0)), "miss"
+            return Answered([], 0, 0, "miss")
         try:
             answered = await self.models.classify(Call(tuple(plan.classifications), usage=True))
         except WindowsOverLimit:  # the input's windows, known only once tokenized, break a limit
-            raise InvalidRequest(_too_long(spec, self.limits), param="input") from None
+            raise InvalidRequest(_too_long(spec, self.limits, text), param=text) from None
         results = [r for r in answered.results if isinstance(r, ClassifyResponse)]
-        sharpen = choice_sharpening_for(spec, self.calibrations)
-        answers = answers_of(request, plan, results, spec, calibration, sharpen)
         tokens = answered.usage
         read, cached = (tokens.read, tokens.cached) if tokens is not None else (0, 0)
-        return Decision(answers=answers, model=served.tag, usage=Usage.of(read, cached, read - cached)), answered.cache
+        return Answered(results, read, cached, answered.cache)
+
+    async def decide(self, request: DecisionCreateRequest) -> tuple[Decision, str]:
+        """The answers in question order, and the call's cache status (hit | partial | miss)."""
+        served = self.model(request.model)
+        spec, reading = served.spec, self.reading(served.spec)
+        problem = text_problem(request, self.limits)  # first: the wording below reads every text
+        plan = ask(request, served.name, spec.kind, reading.cohort) if problem is None else None
+        self.check(plan, problem)
+        done = await self.answer(plan, spec)
+        answers = answers_of(request, plan, done.results, spec, reading)
+        usage = Usage.of(done.read, done.cached, done.read - done.cached)
+        return Decision(answers=answers, model=served.tag, usage=usage), done.cache
 
 
-def _too_long(spec: ModelSpec, limits: RequestLimits) -> str:
+def _metadata(name: str, model: ServedModel) -> ModelMetadata:
+    """A served model (or an alias of it) as TypeSafe's SDK lists it: the date it entered the model store."""
+    released = datetime.fromtimestamp(model.created, tz=UTC).date().isoformat()
+    what = f"{model.tag}: a zero-shot {model.spec.kind} classifier served by this replica"
+    return ModelMetadata(
+        name=name, description=what if name == model.name else f"alias of {what}", release_date=released
+    )
+
+
+def _too_long(spec: ModelSpec, limits: RequestLimits, text: str) -> str:
     """The 400 for an input that needs more windows (or, windowed, more pairs) than the replica reads: in
     the API's words (``/classify``'s message names its own fields, ``truncation`` and batch items)."""
     return (
-        f"input is too long for this request: the model reads it in windows of {spec.max_length} tokens, and "
+        f"{text} is too long for this request: the model reads it in windows of {spec.max_length} tokens, and "
         f"the windows, each read with every option of every question, come to more than this service takes "
         f"(ZSC_MAX_WINDOWS windows, {limits.max_pairs_per_request} (input, phrasing) pairs: "
-        "ZSC_MAX_PAIRS_PER_REQUEST): send a shorter input, or fewer questions, choices or levels"
+        f"ZSC_MAX_PAIRS_PER_REQUEST): send a shorter {text}, or fewer questions, choices or levels"
     )

@@ -17,7 +17,7 @@ import httpx
 import openai
 import pytest
 
-from tests.conftest import ALIAS
+from tests.conftest import ALIAS, JEV
 
 TEXT = "My card was charged twice for one order and I want my money back today"
 QUESTIONS = [
@@ -134,7 +134,7 @@ def test_usage_is_the_tokenizers_count_and_a_repeat_is_cached(client, store_env)
 
 def test_models_are_listed_and_retrieved_as_openai_lists_them(client):
     ids = [m.id for m in client.models.list()]
-    assert ids == ["multilingual-e5-small", ALIAS]
+    assert ids == ["multilingual-e5-small", ALIAS, JEV]
     model = client.models.retrieve(ALIAS)
     assert model.id == ALIAS and model.object == "model" and model.created > 1_700_000_000
     with pytest.raises(openai.NotFoundError) as info:

@@ -32,6 +32,11 @@ DATA_ENDPOINTS = [
     ("DELETE", "/jobs/0123456789abcdef", None),
     ("GET", "/label_sets", None),
     ("POST", "/v1/decisions", DECISION),
+    (
+        "POST",
+        "/v1/systemone",
+        {"model": "gpt-6-luna", "state": BODY["text"], "questions": {"q": {**DECISION_Q, "type": "noul"}}},
+    ),
     ("GET", "/v1/models", None),
     ("GET", "/v1/models/gpt-6-luna", None),
 ]
@@ -239,7 +244,7 @@ def test_the_openai_sdk_gets_its_exceptions_from_the_edge(locked):
 
 
 # a key of its own for each test on the limited server: no test waits for another's bucket to refill
-RATE_KEYS = {name: f"zsc-rate-{name}-5e0c1d" for name in ("burst", "sdk", "sdk-retrying")}
+RATE_KEYS = {name: f"zsc-rate-{name}-5e0c1d" for name in ("burst", "sdk", "sdk-retrying", "typesafe")}
 
 
 @pytest.fixture(scope="module")
@@ -293,6 +298,18 @@ def test_the_openai_sdk_gets_a_rate_limit_error_with_retry_after(limited):
     retrying = openai.OpenAI(base_url=f"{url}/v1", api_key=RATE_KEYS["sdk-retrying"], max_retries=2)
     answers = [retrying.decisions.create(**{**DECISION, "model": "tiny-hf"}) for _ in range(6)]  # waits, no error
     assert all(a.answers[0].type == "predicate" for a in answers)
+
+
+def test_the_typesafe_sdk_gets_a_rate_limit_error_with_retry_after(limited):
+    import typesafe_sdk as ts
+
+    url, _, _ = limited
+    question = {"q": ts.Noul(instructions="The customer is upset.")}
+    with ts.TypeSafeClient(base_url=url, api_key=RATE_KEYS["typesafe"], retry=ts.RetryPolicy(max_retries=0)) as client:
+        with pytest.raises(ts.TypeSafeRateLimitError) as info:
+            for _ in range(8):
+                client.system_one(state=BODY["text"], questions=question, model="tiny-hf")
+    assert 1_000 <= info.value.retry_after_ms <= 120_000 and "rate limit" in str(info.value)
 
 
 def test_in_flight_bound_is_429_with_retry_after(limited):

@@ -80,6 +80,22 @@ def test_every_question_of_a_decision_request_is_one_call(spied):
     assert [c["texts"] for c in new] == [[text] * 3] and not new[0]["job"], new  # three questions, one call
 
 
+def test_every_question_of_a_system_one_request_is_one_call(spied):
+    url, spy = spied
+    before = len(calls(spy))
+    state = {"match": "The striker was sent off in the second half"}
+    questions = {
+        "topic": {"type": "choice", "instructions": "What is it about?", "criteria": {"sports": None, "money": None}},
+        "sent_off": {"type": "noul", "instructions": "A player was sent off."},
+        "drama": {"type": "score", "criteria": ["calm", "dramatic"]},
+    }
+    answer = httpx.post(f"{url}/v1/systemone", json={"model": "tiny-hf", "state": state, "questions": questions})
+    assert answer.status_code == 200 and list(answer.json()["answers"]) == list(questions), answer.text
+    text = '{"match": "The striker was sent off in the second half"}'  # the JSON state, read as JSON text
+    new = calls(spy)[before:]
+    assert [c["texts"] for c in new] == [[text] * 3] and not new[0]["job"], new  # three questions, one call
+
+
 def test_the_serving_worker_never_imports_build_time_code(spied):
     url, spy = spied
     for path in ("/label_sets", "/openapi.json", "/", "/ui/", "/docs.json", "/metrics", "/readyz", "/v1/models"):

@@ -266,6 +266,31 @@ def test_the_decisions_tab_renders_the_apis_answers(page, server, shots):
     assert page.locator("#decision-result").is_hidden() and not page.problems
 
 
+def test_the_decisions_tab_sends_the_system_one_shape_too(page, server):
+    """The same example sent to POST /v1/systemone: named questions (a predicate as a noul, choices as
+    criteria), and the page shows the API's answers by name."""
+    page.get_by_role("tab", name="Decisions").click()
+    page.get_by_role("button", name="Support ticket: team, urgency, anger").click()
+    page.select_option("#decision-shape", "systemone")
+    with page.expect_request("**/v1/systemone") as sent:
+        page.get_by_role("button", name="Decide").click()
+    page.wait_for_selector("#answers li.answer")
+    body = json.loads(sent.value.post_data)
+    assert list(body["questions"]) == ["team", "double_charge", "urgent", "anger"]
+    assert body["questions"]["double_charge"]["type"] == "noul"
+    assert body["questions"]["anger"]["criteria"] == ["calm", "annoyed", "angry"]
+    expected = httpx.post(f"{server}/v1/systemone", json=body, timeout=60).json()
+    answers = page.locator("#answers li.answer")
+    titles = [answers.nth(i).locator("h3").inner_text() for i in range(answers.count())]
+    assert [t.split(":")[0] for t in titles] == list(expected["answers"])
+    team = expected["answers"]["team"]
+    assert titles[0].startswith(f"team: {json.dumps(team['choice'])}")
+    noul = answers.nth(1).locator(".score").inner_text()
+    assert noul == f"{expected['answers']['double_charge']['noul']:.4f}"
+    assert f"score {expected['answers']['anger']['score']:.2f}" in titles[3]
+    assert expected["model"] in page.locator("#decision-meta").inner_text() and not page.problems
+
+
 def test_phone_width(browser, server, shots):
     context = browser.new_context(viewport={"width": 375, "height": 800}, is_mobile=True, has_touch=True)
     page = context.new_page()

@@ -4,27 +4,24 @@
   calls and their outputs, in order, one item per line; system and developer messages are left out (they
   instruct a generative model; instructions put in front of the text lower an embedding model's accuracy,
   docs/decisions.md). Images cannot be read: a 400 naming ``input``.
-- ``wordings``: a choice as the answer to the question's instructions ("Question: ... / Answer: value",
-  "问：... / 答：..." for Chinese options), its value and description as an ensemble; a level as its label
-  and description, without the instructions; a predicate as its instructions, whole; a choice of exactly
-  ``true`` / ``false`` without descriptions as the predicate "the instructions hold". NLI models read
-  options as ``/classify`` does.
+- ``asked``: each question as ``api.questions`` reads it (the wording rules, written once for both APIs):
+  a choice's value and description as an ensemble, a level's label and description, a predicate's
+  instructions, whole; a choice of exactly ``true`` / ``false`` without descriptions as the predicate "the
+  instructions hold".
 - a question whose instructions show an image, or a predicate with no statement, is refused (its own
   ``refusal`` answer; the others are answered): ``refusal_reason``.
 - ``ask``: the classifications that answer a request (``core.classification``), one per answered question
   and one for a t-norm calibration's cohort statements; ``answers_of``: their scores as OpenAI's answers.
-- ``text_problem`` / ``pairs_problem``: the replica's limits (``RequestLimits``) beyond OpenAI's bounds.
+- ``text_problem``: the replica's text limit (``RequestLimits``) beyond OpenAI's bounds.
 """
 
 from __future__ import annotations
 
-import functools
 import json
-import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from service.api import questions
 from service.api.classify import ClassifyResponse
 from service.api.decisions.protocol import (
     Answer,
@@ -58,14 +55,9 @@ from service.api.decisions.protocol import (
     UserMessage,
 )
 from service.api.limits import RequestLimits
-from service.core.classification import Classification, Label, pairs_of
-from service.core.decisions import PredicateProbabilityMap, choice_answer, predicate_probability, score_answer
-from service.core.languages import dominant_script
+from service.api.questions import Asked, QuestionPlan, Wording
+from service.core.decisions import ChoiceResult, Reading, ScoreResult, choice_answer
 from service.core.model_spec import ModelSpec
-
-log = logging.getLogger("zsc.decisions")
-
-MAX_STEM_CHARS = 300  # longer instructions are not worded into a choice's options (``question_stem``)
 
 
 class InputNotReadable(ValueError):
@@ -213,106 +205,32 @@ def option_texts(option: Choice | Level) -> tuple[str, ...]:
     return tuple(t for t in (name, description) if t)
 
 
-def is_chinese(texts: Iterable[str]) -> bool:
-    """Whether a question's options are written in Chinese (Han characters), which picks the question /
-    answer wrapper's language: the wrapper frames the answer."""
-    return _chinese(" ".join(texts))
-
-
-def _chinese(text: str) -> bool:
-    if text.isascii():
-        return False
-    # a question's options come again and again, and counting scripts is not free: short ones remembered
-    return _chinese_remembered(text) if len(text) <= 2048 else dominant_script(text)[0] == "CJK"
-
-
-@functools.lru_cache(maxsize=4096)
-def _chinese_remembered(text: str) -> bool:
-    return dominant_script(text)[0] == "CJK"
-
-
-def question_stem(question: ChoiceQuestion) -> str:
-    """The instructions a choice's options are worded as answers to (``qa_hypothesis``): empty when there
-    are none, or when they are longer than ``MAX_STEM_CHARS``. Instructions that long are a prompt, not a
-    question; put around every option, they would push the option itself out of the model's window, and
-    every choice would read the same."""
+def asked(question: PredicateQuestion | ChoiceQuestion | ScoreQuestion) -> Asked:
+    """A question as the model reads it (``api.questions``): a predicate, or a true/false choice judged as
+    one, is its statement; a choice its options (value and description), a score its levels."""
+    reason = refusal_reason(question)
     text = instructions_text(question.instructions) or ""
-    return text if len(text) <= MAX_STEM_CHARS else ""
-
-
-def qa_hypothesis(instructions: str, answer: str, chinese: bool) -> str:
-    """An option as the answer to the question's instructions: how instructions help an embedding model,
-    where putting them in front of the input text hurts it (docs/decisions.md)."""
-    return f"问：{instructions}\n答：{answer}" if chinese else f"Question: {instructions}\nAnswer: {answer}"
-
-
-@dataclass(frozen=True)
-class Wording:
-    """How one answer option (a choice, a level, a predicate's statement) is read: its phrasings, used whole
-    (a ``/classify`` label object's ``hypothesis``) or put into the model's template (its ``description``)."""
-
-    phrasings: tuple[str, ...]
-    whole: bool
+    if is_predicate(question):
+        return Asked("predicate", text, refusal=reason)
+    options = question.choices if isinstance(question, ChoiceQuestion) else question.levels
+    kind = "choice" if isinstance(question, ChoiceQuestion) else "score"
+    return Asked(kind, text, tuple(option_texts(o) for o in options), refusal=reason)
 
 
 def wordings(question: PredicateQuestion | ChoiceQuestion | ScoreQuestion, model_kind: str) -> list[Wording]:
-    """The label wordings one question is classified with, in its answer's order: one statement for a
-    predicate or a yes/no choice (its probability is the predicate's), one per choice or level otherwise,
-    each option's value (label) and description as an ensemble.
-
-    Embedding models read a choice as the answer to the instructions (``qa_hypothesis``; its probabilities
-    are then sharpened, ``core.decisions.choice_answer``), a level without them: the levels of one scale
-    differ in a word or two, and the shared question drowned that difference (docs/decisions.md). NLI
-    models (not measured: no NLI model in the store) read an option as ``/classify``
-    does, in the model's template, the instructions left out. A predicate's statement is a hypothesis to
-    both."""
-    if is_predicate(question):
-        return [Wording((statement(question),), whole=True)]
-    options = question.choices if isinstance(question, ChoiceQuestion) else question.levels
-    texts = [option_texts(o) for o in options]
-    if model_kind == "nli":
-        return [Wording(t, whole=False) for t in texts]
-    instructions = question_stem(question) if isinstance(question, ChoiceQuestion) else ""
-    if not instructions:
-        return [Wording(t, whole=True) for t in texts]
-    chinese = is_chinese(x for t in texts for x in t)
-    return [Wording(tuple(qa_hypothesis(instructions, x, chinese) for x in t), whole=True) for t in texts]
+    """The label wordings one question is classified with (``api.questions.wordings``)."""
+    return questions.wordings(asked(question), model_kind)
 
 
 def worded_as_answers(question: PredicateQuestion | ChoiceQuestion | ScoreQuestion, model_kind: str) -> bool:
-    """Whether ``wordings`` made this question's options answers to its instructions: then its choice
-    probabilities are to be sharpened by the model's fitted factor (``core.decisions.choice_answer``)."""
-    return (
-        model_kind != "nli"
-        and isinstance(question, ChoiceQuestion)
-        and not is_yes_no(question)
-        and bool(question_stem(question))
-    )
+    """Whether its choice probabilities are sharpened (``api.questions.worded_as_answers``)."""
+    return questions.worded_as_answers(asked(question), model_kind)
 
 
 def text_problem(request: DecisionCreateRequest, limits: RequestLimits) -> tuple[str, str] | None:
     """(param, message) for the input, or an instruction or option, longer than the replica reads (cheap:
     checked first), or None."""
-    most = limits.max_text_chars
-    n = len(input_text(request.input))
-    if n > most:
-        return "input", f"input has {n} characters to read; this service takes up to {most} (ZSC_MAX_TEXT_CHARS)"
-    for param, text in _question_texts(request):
-        if len(text) > most:
-            return param, f"{param} has {len(text)} characters; this service takes up to {most} (ZSC_MAX_TEXT_CHARS)"
-    return None
-
-
-def pairs_problem(needed: int, limits: RequestLimits) -> tuple[str, str] | None:
-    """(param, message) for ``needed`` (input, phrasing) pairs over ``ZSC_MAX_PAIRS_PER_REQUEST``, or None."""
-    most = limits.max_pairs_per_request
-    if needed <= most:
-        return None
-    return (
-        "questions",
-        f"the questions need {needed} (input, phrasing) pairs; this service takes up to {most} per "
-        "request (ZSC_MAX_PAIRS_PER_REQUEST): send fewer questions, choices or levels per request",
-    )
+    return questions.text_problem([("input", input_text(request.input)), *_question_texts(request)], limits)
 
 
 def _question_texts(request: DecisionCreateRequest) -> Iterable[tuple[str, str]]:
@@ -327,55 +245,9 @@ def _question_texts(request: DecisionCreateRequest) -> Iterable[tuple[str, str]]
 
 
 # -- the classifications that answer a request, and the answers built back --------------------------------
-@dataclass(frozen=True)
-class QuestionPlan:
-    """A decision request as classifications: what each question reads, and which one answers it."""
-
-    classifications: list[Classification]
-    answered_by: list[int | None]  # per question, the position of its classification (None: refused)
-    cohort_by: int | None  # the classification scoring the cohort statements (t-norm predicates), if any
-
-    @property
-    def pairs(self) -> int:
-        """(input, phrasing) pairs before the input is split into windows."""
-        return sum(pairs_of(c.labels or ()) for c in self.classifications)
-
-
 def ask(request: DecisionCreateRequest, model: str, kind: str, cohort: Sequence[str] = ()) -> QuestionPlan:
     """The classifications that answer a request's questions on ``model`` (a served model's name)."""
-    text = input_text(request.input)
-    classifications: list[Classification] = []
-    answered_by: list[int | None] = []
-    predicates = False
-    for i, question in enumerate(request.questions):
-        reason = refusal_reason(question)
-        if reason is not None:
-            log.info("question %d (%s) refused: %s", i, question.name or "unnamed", reason)
-            answered_by.append(None)
-            continue
-        answered_by.append(len(classifications))
-        classifications.append(classification(text, wordings(question, kind), model))
-        predicates |= is_predicate(question)
-    cohort_by = None
-    if predicates and cohort:
-        cohort_by = len(classifications)
-        statements = [Wording((s,), whole=True) for s in cohort]
-        classifications.append(classification(text, statements, model, multi_label=True))
-    return QuestionPlan(classifications, answered_by, cohort_by)
-
-
-def classification(text: str, options: Sequence[Wording], model: str, multi_label: bool = False) -> Classification:
-    """One question's classification: its options as labels named by their position (choice values may be
-    booleans, or equal as text), the input read whole, a window at a time (``chunk``), each label's
-    strongest window counting. OpenAI's bounds on choices and instructions are not /classify's; the work is
-    bounded by ``ZSC_MAX_PAIRS_PER_REQUEST`` (``pairs_problem``, then the pipeline's own check)."""
-    labels = tuple(
-        Label(str(i), hypotheses=w.phrasings) if w.whole else Label(str(i), descriptions=w.phrasings)
-        for i, w in enumerate(options)
-    )
-    return Classification(
-        text, labels, model=model, multi_label=multi_label, truncation="chunk", chunk_aggregation="max"
-    )
+    return questions.ask(input_text(request.input), [asked(q) for q in request.questions], model, kind, cohort)
 
 
 def answers_of(
@@ -383,32 +255,27 @@ def answers_of(
     plan: QuestionPlan,
     results: Sequence[ClassifyResponse],
     spec: ModelSpec,
-    probability_map: PredicateProbabilityMap | None = None,
-    sharpen: float = 1.0,
+    reading: Reading = Reading(),
 ) -> list[Answer]:
     """Each question's answer from its classification's scores (``results`` in ``plan.classifications``
     order). Built without validation (``model_construct``): every number comes from ``core.decisions``, in
     [0, 1] by construction, and the values are the request's own, validated already."""
-    cohort = _in_order(results[plan.cohort_by]) if plan.cohort_by is not None else None
+    asked_ = [asked(q) for q in request.questions]
+    numbers = questions.outcomes(asked_, plan, results, spec, reading)
     out: list[Answer] = []
-    for question, position in zip(request.questions, plan.answered_by):
-        if position is None:
+    for question, outcome in zip(request.questions, numbers):
+        if outcome is None:
             out.append(RefusalAnswer(name=question.name))
-            continue
-        scores = _in_order(results[position])
-        if is_predicate(question):
-            p = predicate_probability(spec, scores[0], probability_map, cohort)
-            out.append(_predicate_answer(question, p))
+        elif isinstance(outcome, float):
+            out.append(_predicate_answer(question, outcome))
         elif isinstance(question, ChoiceQuestion):
-            factor = sharpen if worded_as_answers(question, spec.kind) else 1.0
-            out.append(_choice_answer(question, scores, factor))
+            out.append(_choice_answer(question, outcome))
         else:
-            out.append(_score_answer(question, scores))
+            out.append(_score_answer(question, outcome))
     return out
 
 
-def _score_answer(question: ScoreQuestion, scores: Sequence[float]) -> ScoreAnswer:
-    result = score_answer(scores)
+def _score_answer(question: ScoreQuestion, result: ScoreResult) -> ScoreAnswer:
     levels = [
         ScoreProbability.model_construct(value=i, label=level.label, probability=p)
         for i, (level, p) in enumerate(zip(question.levels, result.probabilities))
@@ -422,21 +289,15 @@ def _predicate_answer(question: Question, p: float) -> Answer:
     if isinstance(question, PredicateQuestion):
         return PredicateAnswer.model_construct(name=question.name, probability=p)
     # a true/false choice judged as the predicate "the instructions hold"
-    return _choice_answer(question, [p if c.value else 1.0 - p for c in question.choices], 1.0)
+    return _choice_answer(question, choice_answer([0, 1], [p if c.value else 1.0 - p for c in question.choices]))
 
 
-def _choice_answer(question: ChoiceQuestion, scores: Sequence[float], sharpen: float) -> ChoiceAnswer:
+def _choice_answer(question: ChoiceQuestion, result: ChoiceResult) -> ChoiceAnswer:
+    """``result``: the choices' distribution by position, in the order they were given."""
     values = [c.value for c in question.choices]
-    result = choice_answer(values, scores, sharpen)
     probabilities = [
         ChoiceProbability.model_construct(value=v, probability=p) for v, p in zip(values, result.probabilities)
     ]
     return ChoiceAnswer.model_construct(
-        name=question.name, choice=result.choice, confidence=result.confidence, probabilities=probabilities
+        name=question.name, choice=values[result.choice], confidence=result.confidence, probabilities=probabilities
     )
-
-
-def _in_order(result: ClassifyResponse) -> list[float]:
-    """A classification's scores in its labels' order (the answer ranks them; the labels are positions)."""
-    by_name = dict(zip(result.labels, result.scores))
-    return [by_name[str(i)] for i in range(len(by_name))]

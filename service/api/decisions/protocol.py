@@ -40,6 +40,12 @@ def _no_null(value: Any, info) -> Any:
     return value
 
 
+def named_model(model: str) -> str:  # both /v1 APIs' ``model``
+    if not model.strip():
+        raise ValueError("model is empty: name a model (GET /v1/models lists them)")
+    return model
+
+
 # -- content parts ------------------------------------------------------------------------------------
 class CacheBreakpoint(BaseModel):
     """Marks the end of a reusable prompt prefix (accepted; this service caches every model row anyway)."""
@@ -73,15 +79,7 @@ class InputJson(BaseModel):
     @field_validator("data")
     @classmethod
     def _bounded(cls, data: Any) -> Any:
-        depth, values = _json_size(data)
-        if depth > MAX_JSON_DEPTH:
-            raise ValueError(f"data nests {depth} levels deep; the limit is {MAX_JSON_DEPTH}: flatten it")
-        if values > MAX_JSON_VALUES:
-            raise ValueError(f"data holds {values} values; the limit is {MAX_JSON_VALUES}: send less of it")
-        size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
-        if size > MAX_JSON_BYTES:
-            raise ValueError(f"data is {size} bytes as compact JSON; the limit is {MAX_JSON_BYTES} (256 KiB)")
-        return data
+        return bounded_json(data, "data")
 
 
 class QuestionText(BaseModel):
@@ -362,12 +360,7 @@ class DecisionCreateRequest(BaseModel):
     prompt_cache_options: PromptCacheOptions | None = None  # accepted, as above
     safety_identifier: StrictStr | None = Field(default=None, json_schema_extra={"maxLength": 128})  # accepted
 
-    @field_validator("model")
-    @classmethod
-    def _model(cls, model: str) -> str:
-        if not model.strip():
-            raise ValueError("model is empty: name a model (GET /v1/models lists them)")
-        return model
+    _model = field_validator("model")(named_model)
 
     @field_validator("questions")
     @classmethod
@@ -385,6 +378,19 @@ class DecisionCreateRequest(BaseModel):
                 "send a hash of the user's id"
             )
         return value
+
+
+def bounded_json(data: Any, field: str) -> Any:
+    """``data`` within OpenAI's bounds on JSON read as text; a ``ValueError`` naming ``field`` otherwise."""
+    depth, values = _json_size(data)
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError(f"{field} nests {depth} levels deep; the limit is {MAX_JSON_DEPTH}: flatten it")
+    if values > MAX_JSON_VALUES:
+        raise ValueError(f"{field} holds {values} values; the limit is {MAX_JSON_VALUES}: send less of it")
+    size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
+    if size > MAX_JSON_BYTES:
+        raise ValueError(f"{field} is {size} bytes as compact JSON; the limit is {MAX_JSON_BYTES} (256 KiB)")
+    return data
 
 
 def _json_size(data: Any, depth: int = 0) -> tuple[int, int]:

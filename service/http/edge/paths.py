@@ -11,7 +11,8 @@ METRICS = "/metrics"
 JOBS = "/jobs"  # uploads up to ZSC_JOB_MAX_MB
 JSON_APIS = ("/classify", "/classify_batch", "/hf/zero-shot-classification")  # BentoML APIs: JSON bodies only
 DECISIONS = "/v1/decisions"  # OpenAI's Decisions API (http/decisions.py)
-JSON_BODIES = (*JSON_APIS, DECISIONS)  # routes that read JSON only: 415 for any other media type
+SYSTEM_ONE = "/v1/systemone"  # the System One API (http/systemone.py)
+JSON_BODIES = (*JSON_APIS, DECISIONS, SYSTEM_ONE)  # routes that read JSON only: 415 for any other media type
 UNCOUNTED = HEALTH + DOCS + (METRICS, ADMIN)  # never held against the in-flight limits
 JOBS_ROLE = ("/livez", "/healthz", "/readyz", METRICS)  # all a jobs replica serves (ZSC_ROLE=jobs)
 

@@ -1,7 +1,8 @@
 """The outermost layer: the request id, the headers every answer carries, and the access line.
 
 - the request id: the client's ``X-Request-ID`` when it is a plain token, else a new one, answered in the
-  same header and put on every log line of the request (``obs.request_context``, ``obs.logs``);
+  same header (and in ``x-typesafe-request-id`` on /v1/systemone, where TypeSafe's SDK reads it) and put on
+  every log line of the request (``obs.request_context``, ``obs.logs``);
 - ``Retry-After`` on a 429 or 503 that passes through without one (BentoML's own 503s);
 - one access line per request (endpoint, status, duration, cache status, pairs, models, key id), none for
   probes and scrapes; the in-flight limit's refusals get a line a second saying how many (``EverySecond``).
@@ -13,7 +14,7 @@ import logging
 import time
 from typing import Any
 
-from service.http.edge.paths import QUIET, header, under
+from service.http.edge.paths import QUIET, SYSTEM_ONE, header, under
 from service.obs import request_context
 from service.obs.logs import EverySecond
 
@@ -50,6 +51,8 @@ class RequestLog:
                         answer["cache"] = value.decode("latin-1")
                     out.append((name, value))
                 out.append((b"x-request-id", rid))
+                if scope["path"] == SYSTEM_ONE:  # where typesafe-sdk reads its request_id
+                    out.append((b"x-typesafe-request-id", rid))
                 if message["status"] in (429, 503) and not retry:
                     out.append((b"retry-after", self.retry_after))
                 message = {**message, "headers": out}

@@ -1,4 +1,5 @@
-// The Decisions tab: questions about one input, sent to POST /v1/decisions (OpenAI's Decisions API shape).
+// The Decisions tab: questions about one input, sent to POST /v1/decisions (OpenAI's Decisions API shape) or
+// POST /v1/systemone (the System One shape: named noul, choice and score questions, answers by name).
 // Uses app.js's helpers ($, call, postJSON, scoreRow). Everything shown goes through textContent.
 "use strict";
 
@@ -96,6 +97,38 @@ function decisionBody() {
   return body;
 }
 
+// The same questions in the System One shape: a predicate is a noul; a choice's criteria map each option to
+// its description (or null); a score's criteria are its levels, lowest first; every question is named.
+function systemOneBody() {
+  const body = { model: $("decision-model").value, state: $("decision-input").value, questions: {} };
+  questions.forEach((q, i) => {
+    const question = { type: q.type === "predicate" ? "noul" : q.type, instructions: q.instructions };
+    const lines = q.options.split("\n").map((l) => l.trim()).filter(Boolean).map((l) => option(l, "value"));
+    if (q.type === "choice") {
+      question.criteria = Object.fromEntries(lines.map((o) => [String(o.value), o.description || null]));
+    }
+    if (q.type === "score") {
+      question.criteria = lines.map((o) => (o.description ? `${o.value}: ${o.description}` : String(o.value)));
+    }
+    body.questions[q.name.trim() || `question ${i + 1}`] = question;
+  });
+  return body;
+}
+
+// A System One answer as the page shows OpenAI's: the same rows, named by its key.
+function asDecision(answered) {
+  const answers = Object.entries(answered.answers).map(([name, a]) => {
+    const rows = Object.entries(a.probabilities || {});
+    if (a.type === "noul") return { type: "predicate", name, probability: a.noul };
+    if (a.type === "choice") {
+      return { ...a, name, probabilities: rows.map(([value, probability]) => ({ value, probability })) };
+    }
+    const levels = rows.map(([value, probability]) => ({ value, label: a.legend[value], probability }));
+    return { ...a, name, probabilities: levels };
+  });
+  return { answers, model: answered.model, usage: answered.usage };
+}
+
 function describeOpenAIError(status, body) {
   if (status === 401) $("key-box").open = true;
   const error = body && body.error;
@@ -105,9 +138,11 @@ function describeOpenAIError(status, body) {
 
 async function decide(event) {
   event.preventDefault();
-  await postJSON("v1/decisions", decisionBody(), {
+  const systemOne = $("decision-shape").value === "systemone";
+  await postJSON(systemOne ? "v1/systemone" : "v1/decisions", systemOne ? systemOneBody() : decisionBody(), {
     button: $("decide-button"), errorBox: "decision-error", result: "decision-result",
-    describe: describeOpenAIError, render: renderAnswers,
+    describe: describeOpenAIError,
+    render: (answer, ms, cache) => renderAnswers(systemOne ? asDecision(answer) : answer, ms, cache),
   });
 }
 
@@ -144,11 +179,12 @@ function renderAnswers(decision, ms, cache) {
     list.append(li);
   });
   const usage = decision.usage;
+  const cached = usage.input_tokens_details ? ` (${usage.input_tokens_details.cached_tokens} from the cache)` : "";
   $("decision-meta").textContent = [
     `${ms.toFixed(0)} ms`,
     `cache: ${cache || "?"}`,
     decision.model,
-    `${usage.input_tokens} tokens read (${usage.input_tokens_details.cached_tokens} from the cache)`,
+    `${usage.input_tokens} tokens read${cached}`,
   ].join(" · ");
   $("decision-result").hidden = false;
 }

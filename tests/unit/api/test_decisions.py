@@ -13,13 +13,10 @@ from pydantic import ValidationError
 
 from service.api.decisions.adapters import (
     InputNotReadable,
-    Wording,
     ask,
     input_text,
     instructions_text,
     is_yes_no,
-    pairs_problem,
-    qa_hypothesis,
     refusal_reason,
     text_problem,
     worded_as_answers,
@@ -43,6 +40,7 @@ from service.api.decisions.protocol import (
     Usage,
 )
 from service.api.limits import RequestLimits
+from service.api.questions import Wording, pairs_problem, qa_hypothesis
 from service.config import Settings
 from service.errors import InvalidRequest
 from service.http.decisions import parse as parse_body

@@ -70,3 +70,11 @@ def test_chunk_covers_the_whole_text_with_overlapping_windows_that_fit(tok):
 def test_chunk_refuses_more_windows_than_allowed(tok):
     with pytest.raises(TooLong, match=r"takes \d+ windows of \d+; the limit is 2 \(ZSC_MAX_WINDOWS\)"):
         fit(long_text(), 200, "chunk", tok.offsets, 2)
+
+
+@pytest.mark.parametrize("mode", ["start", "chunk"])
+def test_a_phrasing_that_fills_the_window_leaves_no_room_and_says_so(tok, mode):
+    with pytest.raises(TooLong, match="leaves 0 of the model's tokens"):  # an NLI hypothesis longer than the window
+        fit(long_text(), -40, mode, tok.offsets, 8)
+    with pytest.raises(TooLong, match="leaves 2 of"):
+        fit(long_text(), MARGIN, mode, tok.offsets, 8)

@@ -88,12 +88,22 @@ from .label_set_summary import LabelSetSummary
 from .label_set_summary_thresholds import LabelSetSummaryThresholds
 from .label_sets import LabelSets
 from .level import Level
-from .model_list import ModelList
-from .model_list_object import ModelListObject
+from .model_directory import ModelDirectory
+from .model_directory_object import ModelDirectoryObject
+from .model_metadata import ModelMetadata
 from .model_object import ModelObject
 from .model_object_object import ModelObjectObject
 from .model_summary import ModelSummary
 from .not_found import NotFound
+from .noul_answer import NoulAnswer
+from .noul_answer_type import NoulAnswerType
+from .noul_criteria import NoulCriteria
+from .noul_criteria_false_type_1 import NoulCriteriaFalseType1
+from .noul_criteria_true_type_1 import NoulCriteriaTrueType1
+from .noul_labels import NoulLabels
+from .noul_question import NoulQuestion
+from .noul_question_instructions_type_1 import NoulQuestionInstructionsType1
+from .noul_question_type import NoulQuestionType
 from .open_ai_error import OpenAIError
 from .open_ai_error_body import OpenAIErrorBody
 from .output_text import OutputText
@@ -126,6 +136,28 @@ from .served_models import ServedModels
 from .system_message import SystemMessage
 from .system_message_role import SystemMessageRole
 from .system_message_type import SystemMessageType
+from .system_one_choice_answer import SystemOneChoiceAnswer
+from .system_one_choice_answer_probabilities import SystemOneChoiceAnswerProbabilities
+from .system_one_choice_answer_type import SystemOneChoiceAnswerType
+from .system_one_choice_question import SystemOneChoiceQuestion
+from .system_one_choice_question_criteria import SystemOneChoiceQuestionCriteria
+from .system_one_choice_question_criteria_additional_property_type_1 import SystemOneChoiceQuestionCriteriaAdditionalPropertyType1
+from .system_one_choice_question_instructions_type_1 import SystemOneChoiceQuestionInstructionsType1
+from .system_one_choice_question_type import SystemOneChoiceQuestionType
+from .system_one_request import SystemOneRequest
+from .system_one_request_questions import SystemOneRequestQuestions
+from .system_one_request_state_type_1 import SystemOneRequestStateType1
+from .system_one_response import SystemOneResponse
+from .system_one_response_answers import SystemOneResponseAnswers
+from .system_one_score_answer import SystemOneScoreAnswer
+from .system_one_score_answer_legend import SystemOneScoreAnswerLegend
+from .system_one_score_answer_probabilities import SystemOneScoreAnswerProbabilities
+from .system_one_score_answer_type import SystemOneScoreAnswerType
+from .system_one_score_question import SystemOneScoreQuestion
+from .system_one_score_question_criteria_item_type_1 import SystemOneScoreQuestionCriteriaItemType1
+from .system_one_score_question_instructions_type_1 import SystemOneScoreQuestionInstructionsType1
+from .system_one_score_question_type import SystemOneScoreQuestionType
+from .system_one_usage import SystemOneUsage
 from .task_status_response import TaskStatusResponse
 from .task_status_response_status import TaskStatusResponseStatus
 from .usage import Usage
@@ -222,12 +254,22 @@ __all__ = (
     "LabelSetSummary",
     "LabelSetSummaryThresholds",
     "Level",
-    "ModelList",
-    "ModelListObject",
+    "ModelDirectory",
+    "ModelDirectoryObject",
+    "ModelMetadata",
     "ModelObject",
     "ModelObjectObject",
     "ModelSummary",
     "NotFound",
+    "NoulAnswer",
+    "NoulAnswerType",
+    "NoulCriteria",
+    "NoulCriteriaFalseType1",
+    "NoulCriteriaTrueType1",
+    "NoulLabels",
+    "NoulQuestion",
+    "NoulQuestionInstructionsType1",
+    "NoulQuestionType",
     "OpenAIError",
     "OpenAIErrorBody",
     "OutputText",
@@ -260,6 +302,28 @@ __all__ = (
     "SystemMessage",
     "SystemMessageRole",
     "SystemMessageType",
+    "SystemOneChoiceAnswer",
+    "SystemOneChoiceAnswerProbabilities",
+    "SystemOneChoiceAnswerType",
+    "SystemOneChoiceQuestion",
+    "SystemOneChoiceQuestionCriteria",
+    "SystemOneChoiceQuestionCriteriaAdditionalPropertyType1",
+    "SystemOneChoiceQuestionInstructionsType1",
+    "SystemOneChoiceQuestionType",
+    "SystemOneRequest",
+    "SystemOneRequestQuestions",
+    "SystemOneRequestStateType1",
+    "SystemOneResponse",
+    "SystemOneResponseAnswers",
+    "SystemOneScoreAnswer",
+    "SystemOneScoreAnswerLegend",
+    "SystemOneScoreAnswerProbabilities",
+    "SystemOneScoreAnswerType",
+    "SystemOneScoreQuestion",
+    "SystemOneScoreQuestionCriteriaItemType1",
+    "SystemOneScoreQuestionInstructionsType1",
+    "SystemOneScoreQuestionType",
+    "SystemOneUsage",
     "TaskStatusResponse",
     "TaskStatusResponseStatus",
     "Usage",

@@ -8,7 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...types import Response, UNSET
 from ... import errors
 
-from ...models.model_list import ModelList
+from ...models.model_directory import ModelDirectory
 from ...models.open_ai_error_body import OpenAIErrorBody
 from typing import cast
 
@@ -33,9 +33,9 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ModelList | OpenAIErrorBody | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ModelDirectory | OpenAIErrorBody | None:
     if response.status_code == 200:
-        response_200 = ModelList.from_dict(response.json())
+        response_200 = ModelDirectory.from_dict(response.json())
 
 
 
@@ -68,7 +68,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ModelList | OpenAIErrorBody]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ModelDirectory | OpenAIErrorBody]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -81,15 +81,16 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
 
-) -> Response[ModelList | OpenAIErrorBody]:
-    """ The served models and their aliases (ZSC_MODEL_ALIASES), as OpenAI lists models
+) -> Response[ModelDirectory | OpenAIErrorBody]:
+    """ The served models and their aliases (ZSC_MODEL_ALIASES), as OpenAI's SDK (`data`) and TypeSafe's
+    (`models`) list models
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ModelList | OpenAIErrorBody]
+        Response[ModelDirectory | OpenAIErrorBody]
      """
 
 
@@ -107,15 +108,16 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
 
-) -> ModelList | OpenAIErrorBody | None:
-    """ The served models and their aliases (ZSC_MODEL_ALIASES), as OpenAI lists models
+) -> ModelDirectory | OpenAIErrorBody | None:
+    """ The served models and their aliases (ZSC_MODEL_ALIASES), as OpenAI's SDK (`data`) and TypeSafe's
+    (`models`) list models
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ModelList | OpenAIErrorBody
+        ModelDirectory | OpenAIErrorBody
      """
 
 
@@ -128,15 +130,16 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
 
-) -> Response[ModelList | OpenAIErrorBody]:
-    """ The served models and their aliases (ZSC_MODEL_ALIASES), as OpenAI lists models
+) -> Response[ModelDirectory | OpenAIErrorBody]:
+    """ The served models and their aliases (ZSC_MODEL_ALIASES), as OpenAI's SDK (`data`) and TypeSafe's
+    (`models`) list models
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ModelList | OpenAIErrorBody]
+        Response[ModelDirectory | OpenAIErrorBody]
      """
 
 
@@ -154,15 +157,16 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
 
-) -> ModelList | OpenAIErrorBody | None:
-    """ The served models and their aliases (ZSC_MODEL_ALIASES), as OpenAI lists models
+) -> ModelDirectory | OpenAIErrorBody | None:
+    """ The served models and their aliases (ZSC_MODEL_ALIASES), as OpenAI's SDK (`data`) and TypeSafe's
+    (`models`) list models
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ModelList | OpenAIErrorBody
+        ModelDirectory | OpenAIErrorBody
      """
 
 

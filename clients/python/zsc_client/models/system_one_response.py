@@ -8,31 +8,32 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-from ..models.model_list_object import check_model_list_object
-from ..models.model_list_object import ModelListObject
 from typing import cast
 
 if TYPE_CHECKING:
-  from ..models.model_object import ModelObject
+  from ..models.system_one_response_answers import SystemOneResponseAnswers
+  from ..models.system_one_usage import SystemOneUsage
 
 
 
 
 
-T = TypeVar("T", bound="ModelList")
+T = TypeVar("T", bound="SystemOneResponse")
 
 
 
 @_attrs_define
-class ModelList:
+class SystemOneResponse:
     """ 
         Attributes:
-            data (list[ModelObject]):
-            object_ (ModelListObject):  Default: 'list'.
+            answers (SystemOneResponseAnswers):
+            model (str):
+            usage (SystemOneUsage):
      """
 
-    data: list[ModelObject]
-    object_: ModelListObject = 'list'
+    answers: SystemOneResponseAnswers
+    model: str
+    usage: SystemOneUsage
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -40,22 +41,21 @@ class ModelList:
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.model_object import ModelObject # noqa: PLC0415
-        data = []
-        for data_item_data in self.data:
-            data_item = data_item_data.to_dict()
-            data.append(data_item)
+        from ..models.system_one_response_answers import SystemOneResponseAnswers # noqa: PLC0415
+        from ..models.system_one_usage import SystemOneUsage # noqa: PLC0415
+        answers = self.answers.to_dict()
 
+        model = self.model
 
-
-        object_: str = self.object_
+        usage = self.usage.to_dict()
 
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
-            "data": data,
-            "object": object_,
+            "answers": answers,
+            "model": model,
+            "usage": usage,
         })
 
         return field_dict
@@ -64,31 +64,30 @@ class ModelList:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.model_object import ModelObject # noqa: PLC0415
+        from ..models.system_one_response_answers import SystemOneResponseAnswers # noqa: PLC0415
+        from ..models.system_one_usage import SystemOneUsage # noqa: PLC0415
         d = dict(src_dict)
-        data = []
-        _data = d.pop("data")
-        for data_item_data in (_data):
-            data_item = ModelObject.from_dict(data_item_data)
-
-
-
-            data.append(data_item)
-
-
-        object_ = check_model_list_object(d.pop("object"))
+        answers = SystemOneResponseAnswers.from_dict(d.pop("answers"))
 
 
 
 
-        model_list = cls(
-            data=data,
-            object_=object_,
+        model = d.pop("model")
+
+        usage = SystemOneUsage.from_dict(d.pop("usage"))
+
+
+
+
+        system_one_response = cls(
+            answers=answers,
+            model=model,
+            usage=usage,
         )
 
 
-        model_list.additional_properties = d
-        return model_list
+        system_one_response.additional_properties = d
+        return system_one_response
 
     @property
     def additional_keys(self) -> list[str]:
