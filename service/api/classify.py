@@ -21,7 +21,6 @@ from pydantic import (
     StrictStr,
     ValidationInfo,
     field_validator,
-    model_serializer,
     model_validator,
 )
 
@@ -402,17 +401,11 @@ class CalibrationApplied(BaseModel):
     )
     scope: str | None = Field(
         default=None,
+        exclude_if=lambda scope: scope is None,  # absent, not null: the other modes' answers keep their shape
         description="traffic: whose records corrected it: key:<key id> (the API key that sent the text: no other "
         "key reads or moves them), or shared (API keys off, or a label set with calibration_scope: shared). "
         "Absent for the other modes.",
     )
-
-    @model_serializer(mode="wrap")
-    def _scope_only_for_traffic(self, handler: Any) -> dict[str, Any]:
-        out = handler(self)
-        if out.get("scope") is None:
-            out.pop("scope", None)
-        return out
 
 
 NOT_CALIBRATED = CalibrationApplied(mode="none", calibrated=False, texts=None)

@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 from ..models.calibration_applied_mode import CalibrationAppliedMode
 from ..models.calibration_applied_mode import check_calibration_applied_mode
+from ..types import UNSET, Unset
 from typing import cast
 
 
@@ -32,11 +33,15 @@ class CalibrationApplied:
                 (fitted offline into the label set by zsc calibrate); job (from the job's own texts).
             texts (int | None): Texts the calibration has seen (traffic, this replica's view), was fitted on (frozen), or
                 the job's texts with these labels (job); null with none.
+            scope (None | str | Unset): traffic: whose records corrected it: key:<key id> (the API key that sent the text:
+                no other key reads or moves them), or shared (API keys off, or a label set with calibration_scope: shared).
+                Absent for the other modes.
      """
 
     calibrated: bool
     mode: CalibrationAppliedMode
     texts: int | None
+    scope: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -51,6 +56,12 @@ class CalibrationApplied:
         texts: int | None
         texts = self.texts
 
+        scope: None | str | Unset
+        if isinstance(self.scope, Unset):
+            scope = UNSET
+        else:
+            scope = self.scope
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -59,6 +70,8 @@ class CalibrationApplied:
             "mode": mode,
             "texts": texts,
         })
+        if scope is not UNSET:
+            field_dict["scope"] = scope
 
         return field_dict
 
@@ -82,10 +95,21 @@ class CalibrationApplied:
         texts = _parse_texts(d.pop("texts"))
 
 
+        def _parse_scope(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        scope = _parse_scope(d.pop("scope", UNSET))
+
+
         calibration_applied = cls(
             calibrated=calibrated,
             mode=mode,
             texts=texts,
+            scope=scope,
         )
 
 
