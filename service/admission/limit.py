@@ -11,11 +11,13 @@ concurrency filter, against a latency the operator states (``ZSC_TARGET_LATENCY_
   no-load latency is measured on requests that found the replica idle (nothing ahead of them), smoothed,
   and, when the limit sits at its minimum, on whatever completes (so little queues there); a minimum over
   all requests would instead creep up with the very queue it is meant to leave out;
-- only a window that reached the limit moves it, over the goal (too much waits) or under it (saturated
-  but fast enough): half-way to ``limit x goal / p90`` (the gradient: at a steady throughput, waiting
-  scales with the limit), at most halved or doubled per window. Not reached: unchanged, over the goal or
-  under it (idle headroom says nothing about capacity, and latency over the goal with room to spare did
-  not come from the queue the limit allows: load elsewhere on the machine, slow clients at the edge);
+- over the goal it moves half-way to ``limit x goal / p90`` (the gradient: at a steady throughput, waiting
+  scales with the limit; at most halved per window), but only when more requests were in flight at once
+  in the window than that smaller limit: latency over the goal with few requests in did not come from the
+  queue the limit allows (load elsewhere on the machine, slow clients at the edge), and a smaller limit
+  would refuse requests without making any faster; under the goal while the limit was reached (saturated
+  but fast enough) it grows the same way, at most doubled; under the goal and not reached: unchanged (idle
+  headroom says nothing about capacity);
 - it grows only after two windows in a row that reached the limit: the first window of a sudden overload
   closes on the requests at the front of the queue, fast ones, while the rest still wait;
 - always within ``[min_limit, max_limit]`` (``ZSC_MAX_CONCURRENCY`` stays the hard upper bound).
@@ -99,6 +101,7 @@ class AdaptiveLimit:
         self._latencies: list[float] = []
         self._idle: list[float] = []
         self._reached = False
+        self._peak = 0  # the most requests in flight at once in this window
         self._reached_before = False  # the previous window reached the limit too
         self._started: dict[int, Slot] = {}  # in flight, oldest first
         self._done = 0  # requests finished since the start
@@ -123,6 +126,7 @@ class AdaptiveLimit:
         slot = Slot(idle=self.in_flight == 0, at=now, done_before=self._done, key=self._keys)
         self._started[slot.key] = slot
         self.in_flight += 1
+        self._peak = max(self._peak, self.in_flight)
         if self.in_flight >= self.current:
             self._reached = True
         return slot
@@ -189,17 +193,19 @@ class AdaptiveLimit:
         rate = len(latencies) / elapsed
         self.throughput = rate if self.throughput == 0 else 0.7 * self.throughput + 0.3 * rate
         goal = self.goal_s()
-        # only a window that reached the limit judges it: under it, what was slow did not wait in the queue
-        # the limit allows (load elsewhere on the machine, slow clients at the edge), and a smaller limit
-        # would refuse requests without making any faster
-        if self._reached and (p90 > goal or self._reached_before):
-            # the gradient: by Little's law the limit that waits ``goal`` is limit x goal / p90; half-way
-            # there per window (the window's latencies lag the limit they were admitted under)
-            wanted = self.limit * min(2.0, max(0.5, goal / p90))
+        # the gradient: by Little's law the limit that waits ``goal`` is limit x goal / p90; half-way there
+        # per window (the window's latencies lag the limit they were admitted under). It grows only after two
+        # windows that reached the limit; it shrinks only where the smaller limit would have held back some of
+        # what was in flight: latency over the goal with few requests in (load elsewhere on the machine, slow
+        # clients at the edge) did not come from the queue the limit allows, and a smaller one would refuse
+        # requests without making any faster
+        wanted = self.limit * min(2.0, max(0.5, goal / p90))
+        if (p90 > goal and self._peak > wanted) or (p90 <= goal and self._reached and self._reached_before):
             self.limit += 0.5 * (wanted - self.limit)
         self.limit = min(float(self.max_limit), max(float(self.min_limit), self.limit))
         self._latencies.clear()
         self._idle.clear()
         self._reached_before, self._reached = self._reached, False
+        self._peak = self.in_flight
         if self.current != before:
             self._on_change(self.current)

@@ -139,6 +139,9 @@ def test_pydecide_s_system_one_backend(default_server):
 
 
 # -- accuracy on real data --------------------------------------------------------------------------------
+needs_datasets = pytest.mark.skipif(not (SHARED / "thucnews_test.tsv").is_file(), reason="../shared/datasets missing")
+
+
 def _thucnews(per_class: int) -> tuple[list[tuple[str, str]], list[str]]:
     names = (SHARED / "thucnews_classes.txt").read_text(encoding="utf-8").split()
     rows = [line.rsplit("\t", 1) for line in (SHARED / "thucnews_test.tsv").read_text(encoding="utf-8").splitlines()]
@@ -154,6 +157,7 @@ def _answers(client, texts, questions) -> list:
         return list(pool.map(lambda t: client.system_one(state=t, questions=questions, model=ALIAS), texts))
 
 
+@needs_datasets
 def test_a_choice_over_thucnews_is_as_accurate_as_classify(default_server, client):
     rows, names = _thucnews(per_class=20)
     texts, truth = [t for t, _ in rows], [c for _, c in rows]
@@ -167,6 +171,7 @@ def test_a_choice_over_thucnews_is_as_accurate_as_classify(default_server, clien
         assert accuracy >= baseline - 0.01, (instructions, accuracy, baseline)
 
 
+@needs_datasets
 def test_a_noul_separates_pleased_from_upset_buyers(client):
     texts, truth = cic_moods()
     question = {"pleased": ts.Noul(instructions="买家很满意。")}

@@ -125,6 +125,16 @@ def test_latency_over_the_goal_with_room_to_spare_leaves_the_limit_alone():
     assert limit.current == 78
 
 
+def test_a_queue_over_the_goal_under_a_high_limit_brings_it_down():
+    """A flood that never reaches a high start (a fast model's measured cost) still queues past the goal:
+    the limit comes down to where that queue would wait about the goal, and then refuses the rest."""
+    clock = Clock()
+    limit = AdaptiveLimit(target_s=0.5, max_limit=512, initial=300, clock=clock)
+    done, refused = Replica(limit, clock, capacity=40).run(offered=60, seconds=20)  # 20/s more than it serves
+    assert limit.current < 60 and refused > 0
+    assert p([lat for t, lat in done if t > 15], 0.99) < 2 * 0.5
+
+
 def test_two_workers_sharing_one_device_keep_the_bound_together():
     """Two workers, each with its own limit, on one server: at ten times its capacity, onset included,
     accepted requests wait within twice the target and the server stays busy."""
