@@ -219,6 +219,25 @@ def test_a_body_over_the_bound_is_413_before_the_model(locked):
     assert call(url, "POST", "/classify", BODY, KEYS[0]).status_code == 200, "and the service goes on"
 
 
+def test_a_compressed_body_is_read_as_sent_and_a_bomb_stops_at_the_bound(locked):
+    import gzip
+
+    from backports import zstd
+
+    url, _ = locked
+    plain = call(url, "POST", "/classify", BODY, KEYS[0]).json()
+    raw = json.dumps(BODY).encode()
+    auth = {"Authorization": f"Bearer {KEYS[0]}", "content-type": "application/json"}
+    for encoding, data in (("zstd", zstd.compress(raw)), ("gzip", gzip.compress(raw))):
+        r = httpx.post(f"{url}/classify", content=data, headers={**auth, "content-encoding": encoding}, timeout=30)
+        assert r.status_code == 200 and r.json()["scores"] == plain["scores"], (encoding, r.text)
+    bomb = zstd.compress(b" " * 50_000_000)  # valid JSON whitespace: 50 MB decoded from ~2 KB sent
+    r = httpx.post(f"{url}/classify", content=bomb, headers={**auth, "content-encoding": "zstd"}, timeout=30)
+    assert r.status_code == 413 and "ZSC_MAX_BODY_MB" in r.json()["error"], r.text
+    r = httpx.post(f"{url}/classify", content=raw, headers={**auth, "content-encoding": "br"}, timeout=30)
+    assert r.status_code == 415 and "Content-Encoding 'br' is not supported" in r.json()["error"], r.text
+
+
 def openai_client(url: str, key: str):
     import openai
 

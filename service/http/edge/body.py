@@ -4,7 +4,8 @@
   JSON (BentoML would try to read a form), 400 for multipart without its boundary (Starlette fails deep
   inside with a 500);
 - the body bound, ``ZSC_MAX_BODY_MB`` (``ZSC_JOB_MAX_MB`` for a job upload): 413 on its Content-Length, or
-  as soon as a streamed body passes it;
+  as soon as a streamed body passes it; a compressed body (``Content-Encoding``: ``encoding.py``) is
+  decoded here, within the same bound;
 - the whole body is read here, then handed on in one piece: admission (``admit.py``) comes after, so a
   client still uploading holds no place in flight and its upload time never reaches the learned limit. How
   long a body may take is the connection's business (``http/connections.py``: 408);
@@ -18,6 +19,7 @@ from typing import Any
 
 from service.config import Settings
 from service.errors import BodiesOverBudget, InvalidRequest, PayloadTooLarge, ServiceError, UnsupportedMediaType
+from service.http.edge.encoding import IDENTITY, decoded
 from service.http.edge.paths import JOBS, JSON_BODIES, header
 from service.http.errors import send_error
 
@@ -70,12 +72,17 @@ class BodyReader:
                     break
         finally:
             self.held -= sum(map(len, chunks))
-        whole = {
-            "type": "http.request",
-            "body": b"".join(chunks) if len(chunks) != 1 else chunks[0],
-            "more_body": False,
-        }
+        body = b"".join(chunks) if len(chunks) != 1 else chunks[0]
         del chunks
+        encoding = header(scope, b"content-encoding")
+        if encoding is not None and encoding.strip().lower() not in IDENTITY:
+            try:
+                body = decoded(body, encoding, limit, lambda: self._too_large(path, limit))
+            except ServiceError as exc:
+                await send_error(send, exc, path)
+                return
+            scope = {**scope, "headers": _decoded_headers(scope["headers"], len(body))}
+        whole = {"type": "http.request", "body": body, "more_body": False}
         given = False
 
         async def replay() -> dict:
@@ -95,6 +102,12 @@ class BodyReader:
             f"the request body is over {limit // 2**20} MB (ZSC_MAX_BODY_MB); send fewer items per call to {path}, "
             "or a job (POST /jobs) for bulk work"
         )
+
+
+def _decoded_headers(headers: list, length: int) -> list:
+    """The request's headers as the decoded body's: no Content-Encoding, its own Content-Length."""
+    kept = [(k, v) for k, v in headers if k not in (b"content-encoding", b"content-length")]
+    return [*kept, (b"content-length", str(length).encode())]
 
 
 def _media_type_problem(path: str, content_type: str) -> ServiceError | None:
