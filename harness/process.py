@@ -346,19 +346,11 @@ def tail(path: Path | None, n: int = 4000) -> str:
 # -- CPU accounting -----------------------------------------------------------------------------------
 def tree_cpu_seconds(pids: Iterable[int]) -> float:
     """CPU seconds (user + system) used so far by these processes and their descendants."""
-    total, seen = 0.0, set()
-    for pid in pids:
-        try:
-            procs = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
-        except psutil.NoSuchProcess:
-            continue
-        for p in procs:
-            if p.pid in seen:
-                continue
-            seen.add(p.pid)
-            with contextlib.suppress(psutil.NoSuchProcess):
-                t = p.cpu_times()
-                total += t.user + t.system
+    total = 0.0
+    for p in _tree(pids):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            t = p.cpu_times()
+            total += t.user + t.system
     return total
 
 
@@ -366,15 +358,21 @@ def thread_cpu_seconds(pids: Iterable[int]) -> dict[tuple[int, int], float]:
     """CPU seconds (user + system) used so far by each thread of these processes and their descendants,
     keyed by (process id, thread id)."""
     out: dict[tuple[int, int], float] = {}
-    for pid in pids:
-        try:
-            procs = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
-        except psutil.NoSuchProcess:
-            continue
-        for p in procs:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                out.update({(p.pid, t.id): t.user_time + t.system_time for t in p.threads()})
+    for p in _tree(pids):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            out.update({(p.pid, t.id): t.user_time + t.system_time for t in p.threads()})
     return out
+
+
+def _tree(pids: Iterable[int]) -> list[psutil.Process]:
+    """These processes and their descendants, each once (the ones gone by now left out)."""
+    found: dict[int, psutil.Process] = {}
+    for pid in pids:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            root = psutil.Process(pid)
+            for p in (root, *root.children(recursive=True)):
+                found.setdefault(p.pid, p)
+    return list(found.values())
 
 
 def machine_busy_seconds() -> float:
