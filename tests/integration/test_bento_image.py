@@ -20,6 +20,7 @@ import tomllib
 import pytest
 import yaml
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from tests.support.server import BIN, ROOT
 
@@ -82,7 +83,7 @@ def _locked(path: str) -> dict[str, str]:
         if line and not line.startswith("#"):
             req = Requirement(line)
             (spec,) = req.specifier
-            pins[req.name.lower().replace("_", "-")] = spec.version
+            pins[canonicalize_name(req.name)] = spec.version
     return pins
 
 
@@ -105,9 +106,9 @@ def test_image_requirements_are_locked_from_pyproject(flavour):
         assert "onnxruntime" not in pins, "onnxruntime and onnxruntime-gpu install the same module"
         assert any(n.startswith("nvidia-cudnn") for n in pins)
     stale = [
-        f"{r} (locked: {pins.get(r.name.lower().replace('_', '-'))})"
+        f"{r} (locked: {pins.get(canonicalize_name(r.name))})"
         for r in wanted
-        if r.name.lower().replace("_", "-") not in pins or pins[r.name.lower().replace("_", "-")] not in r.specifier
+        if canonicalize_name(r.name) not in pins or pins[canonicalize_name(r.name)] not in r.specifier
     ]
     assert not stale, f"run build/lock.sh: {stale}"
 
