@@ -17,7 +17,9 @@ When the attack ends the attackers stop sending but keep their sockets for up to
 that only times the gap between two reads (nginx's ``client_body_timeout``) closes them then.
 
 The ordinary client sends a ``/classify`` every ``--every-s`` (a fresh text each time: no cache hit; every
-other request on a fresh connection) for ``--baseline-s`` alone, then during the attack, then alone again
+other request on a fresh connection) for ``--baseline-s`` alone, then during the attack (from the moment all the
+attackers' connections are open; they run in a process of their own, so that the ordinary client's latencies
+are the server's and not its load generator's), then alone again
 once the attackers' connections have ended: its answered share and p99 during the attack against its own
 p99 without it (before and after pooled, so that whatever else the machine does over the run weighs on
 both sides). ``zsc_in_flight_limit`` is read from
@@ -30,11 +32,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import random
 import re
 import string
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -93,7 +97,14 @@ async def _read_status(reader: asyncio.StreamReader) -> str:
 
 
 async def _attacker(
-    kind: str, host: str, port: int, path: str, interval_s: float, quiet: asyncio.Event, stop: asyncio.Event
+    kind: str,
+    host: str,
+    port: int,
+    path: str,
+    interval_s: float,
+    quiet: asyncio.Event,
+    stop: asyncio.Event,
+    connected: Callable[[], None],
 ) -> Ending:
     ending = Ending(kind)
     started = time.monotonic()
@@ -102,6 +113,8 @@ async def _attacker(
     except OSError:
         ending.how, ending.after_s = "refused", 0.0
         return ending
+    finally:
+        connected()  # or refused: either way it is no longer opening
     answered = asyncio.ensure_future(_read_status(reader))
     try:
         if kind == "idle":
@@ -195,6 +208,39 @@ def in_flight_limits(metrics_url: str) -> dict[str, float]:
     return out
 
 
+def _attack_process(
+    kinds: list[str], host: str, port: int, interval_s: float, signals: dict, settle_s: float, out
+) -> None:
+    """The attackers, in a process of their own: their 900 sockets' event loop is not the ordinary client's,
+    so its latencies are the server's, not the load generator's."""
+
+    async def run() -> list[Ending]:
+        quiet, stop = asyncio.Event(), asyncio.Event()
+        opened = [0]
+
+        def connected() -> None:
+            opened[0] += 1
+            if opened[0] == len(kinds):
+                signals["connected"].set()
+
+        attackers = [
+            asyncio.ensure_future(_attacker(k, host, port, "/classify", interval_s, quiet, stop, connected))
+            for k in kinds
+        ]
+        if not kinds:
+            signals["connected"].set()
+        while not signals["quiet"].is_set():
+            await asyncio.sleep(0.1)
+        quiet.set()  # the attack is over: the attackers keep their sockets, silent, until the server acts
+        deadline = time.monotonic() + settle_s
+        while time.monotonic() < deadline and not all(a.done() for a in attackers):
+            await asyncio.sleep(0.5)
+        stop.set()
+        return await asyncio.gather(*attackers)
+
+    out.send([(e.kind, e.how, e.after_s) for e in asyncio.run(run())])
+
+
 async def attack(
     url: str,
     bodies: int = 300,
@@ -219,17 +265,21 @@ async def attack(
     before = Ordinary()
     await _ordinary(url, every_s, time.monotonic() + baseline_s, rng, before, headers)
     say(f"attack: {bodies} slow bodies, {heads} slow heads, {idle} idle keep-alive connections for {attack_s:g} s")
-    quiet, stop = asyncio.Event(), asyncio.Event()
+    context = multiprocessing.get_context("spawn")
+    signals = {"connected": context.Event(), "quiet": context.Event()}
+    receive, send = context.Pipe(duplex=False)
     kinds = ["bodies"] * bodies + ["heads"] * heads + ["idle"] * idle
-    attackers = [asyncio.ensure_future(_attacker(k, host, port, "/classify", interval_s, quiet, stop)) for k in kinds]
+    attackers = context.Process(
+        target=_attack_process, args=(kinds, host, port, interval_s, signals, settle_s, send), daemon=True
+    )
+    attackers.start()
+    # the attack is its sockets held open: the ordinary client is measured once they all are
+    await asyncio.to_thread(signals["connected"].wait, 60)
     during = Ordinary()
     await _ordinary(url, every_s, time.monotonic() + attack_s, rng, during, headers)
-    quiet.set()  # the attack is over: the attackers keep their sockets, silent, until the server acts
-    deadline = time.monotonic() + settle_s
-    while time.monotonic() < deadline and not all(a.done() for a in attackers):
-        await asyncio.sleep(0.5)
-    stop.set()
-    endings = await asyncio.gather(*attackers)
+    signals["quiet"].set()
+    endings = [Ending(*e) for e in await asyncio.to_thread(receive.recv)]
+    await asyncio.to_thread(attackers.join, 10)
     limits_after = in_flight_limits(metrics_url or url)
     say(f"after: the ordinary client alone again for {baseline_s:g} s")
     after = Ordinary()
