@@ -31,7 +31,7 @@ from service.core.decisions import load_calibrations, probability_map_for
 from service.core.model_spec import ModelSpec, StoredModel
 from service.engine.batcher import AdaptiveBatcher, Queue
 from service.engine.engine import Engine
-from service.engine.runtime_probe import measure_request, select_backend
+from service.engine.runtime_probe import measure_request, reference_backend, select_backend
 from service.engine.tokenization import Tokenizer
 from service.jobs.activity import ClusterActivity, local_only
 from service.jobs.items import classify_items
@@ -185,7 +185,7 @@ def _served_model(
     threads = s.cpu_threads or max(1, len(os.sched_getaffinity(0)) // s.workers)
     tokenizer = Tokenizer.load(model.path, spec.max_length)
 
-    def make_engine(backend: Backend) -> Engine:
+    def make_engine(backend: Backend, reference: Backend | None = None) -> Engine:
         batching = s.batching(backend.device)
         return Engine(
             spec,
@@ -194,13 +194,15 @@ def _served_model(
             token_budget=batching.token_budget,
             max_rows=batching.max_rows,
             batch_overhead_tokens=s.batch_overhead_tokens if s.batch_overhead_tokens >= 0 else 64,
+            reference=reference,
         )
 
     backend, choice = select_backend(s, model.path, spec, threads, make_engine)
+    reference, choice = reference_backend(s, model.path, spec, threads, choice)
     log.info("runtime for %s: %s", name, choice.describe())
     metrics.model_info(name, choice.runtime, choice.precision, choice.how)
     batching = s.batching(backend.device)
-    engine = make_engine(backend)
+    engine = make_engine(backend, reference)
     log.info("loaded %s (%s) on %s; warming up", model.tag, spec.kind, backend.name)
     row_width = engine.warmup()
     if s.batch_overhead_tokens < 0:
@@ -221,6 +223,8 @@ def _served_model(
         redis=redis,
         prefix=s.cache_prefix,
         row_width=row_width,
+        submit_reference=batcher.submit_reference if reference is not None else None,
+        close_call_margin=s.close_call_margin,
     )
     traffic = TrafficCalibration(
         name,

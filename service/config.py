@@ -107,6 +107,12 @@ class Settings:
         "chosen with ZSC_RUNTIME=auto, else the runtime's fp32 (fp16 on a GPU when exported).",
         default="auto",
     )
+    close_call_margin: float = _doc(
+        "On a CPU serving below fp32 (bf16, fp16, int8): an answer whose two best labels are within this of each "
+        "other is computed again in fp32 by the same runtime (label rows always are), so a rounding error cannot "
+        "flip a close call; 0 = never, and no fp32 copy of the model is loaded.",
+        default=0.01,
+    )
     runtime_cache_dir: str = _doc(
         "Writable folder for OpenVINO's compiled models (a restart does not compile again) and the remembered "
         "auto choice; empty = zsc-runtime under BENTOML_HOME (~/bentoml when unset).",
@@ -462,6 +468,8 @@ class Settings:
                 )
         if self.max_batch_size == 1:
             raise ValueError("ZSC_MAX_BATCH_SIZE must be >= 2 (BentoML's batching needs it), or 0 for the default")
+        if not 0 <= self.close_call_margin <= 1:
+            raise ValueError(f"ZSC_CLOSE_CALL_MARGIN must be between 0 and 1, got {self.close_call_margin}")
         if not 0 < self.calibration_source_share <= 1:
             raise ValueError(f"ZSC_CALIBRATION_SOURCE_SHARE must be in (0, 1], got {self.calibration_source_share}")
         if not 1 <= self.job_share_pct <= 100:
@@ -619,6 +627,11 @@ def _parse(name: str, type_: Any, raw: str) -> Any:
             return int(raw)
         except ValueError:
             raise ValueError(f"ZSC_{name.upper()} must be an integer, got {raw!r}") from None
+    if type_ is float:
+        try:
+            return float(raw)
+        except ValueError:
+            raise ValueError(f"ZSC_{name.upper()} must be a number, got {raw!r}") from None
     return raw
 
 

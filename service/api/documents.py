@@ -60,6 +60,14 @@ class RuntimeChoice(BaseModel):
     )
     verified: bool = Field(description="Whether its answers were compared with fp32's.")
     candidates: list[RuntimeCandidate] = Field(description="Every candidate measured; empty unless measured.")
+    reference: str | None = Field(
+        default=None,
+        description="Below fp32 on a CPU: the model's fp32 copy (e.g. openvino fp32) that computes its label rows, "
+        "and again the texts of close calls (ZSC_CLOSE_CALL_MARGIN); null when it serves in fp32.",
+    )
+    close_call_margin: float | None = Field(
+        default=None, description="An answer whose two best labels are within this is computed again in fp32."
+    )
 
 
 class ModelSummary(BaseModel):

@@ -35,7 +35,8 @@ class Stages(Protocol[P]):
 
     def prepare(self, sequences: Sequence[Seq]) -> P: ...
 
-    def run(self, prepared: P) -> tuple[Sequence, Any]: ...  # (one row per sequence, the batch's stats)
+    # (one row per sequence, the batch's stats); ``reference``: on the model's fp32 copy
+    def run(self, prepared: P, reference: bool = False) -> tuple[Sequence, Any]: ...
 
 
 RunBatch = Callable[[Sequence[list]], Awaitable[list[list]]]  # the entries of one batch -> each entry's rows
@@ -90,8 +91,7 @@ class AdaptiveBatcher(Generic[P]):
     async def submit(self, sequences: list[Seq]) -> list:
         """Rows for these sequences, computed in a merged batch with other requests' sequences."""
         if self._call is None:  # created on the serving event loop, on first use
-            self._prepare_limiter = anyio.CapacityLimiter(1)
-            self._run_limiter = anyio.CapacityLimiter(1)  # one batch on the device; the next one waits here
+            self._limiters()
             self._call, self._close = self._queue(
                 self._run_batch,
                 max_batch_size=self._max_batch_size,
@@ -105,6 +105,27 @@ class AdaptiveBatcher(Generic[P]):
         finally:
             if entry.queue_span.is_recording():  # ended when its batch started; a shed request ends it here
                 entry.queue_span.end()
+
+    async def submit_reference(self, sequences: list[Seq]) -> list:
+        """Rows for these sequences from the model's fp32 copy (``Engine.reference``): a close call's text, or
+        labels. Few and rare, so not merged with others; it takes its turn on the device with the batches."""
+        prepare, run = self._limiters()
+        with tracer().start_as_current_span("reference", attributes={"zsc.sequences": len(sequences)}):
+            prepared = await anyio.to_thread.run_sync(
+                self._stage, "tokenize", self._engine.prepare, sequences, limiter=prepare
+            )
+            rows, stats = await anyio.to_thread.run_sync(
+                self._stage, "forward", lambda p: self._engine.run(p, reference=True), prepared, limiter=run
+            )
+        metrics.REFERENCE_SEQUENCES.labels(self.model).inc(len(sequences))
+        return list(with_tokens(rows, stats.tokens) if stats is not None else rows)
+
+    def _limiters(self) -> tuple[anyio.CapacityLimiter, anyio.CapacityLimiter]:
+        """The two stages' limiters, made on the serving event loop on first use."""
+        if self._prepare_limiter is None or self._run_limiter is None:
+            self._prepare_limiter = anyio.CapacityLimiter(1)
+            self._run_limiter = anyio.CapacityLimiter(1)  # one batch on the device; the next one waits here
+        return self._prepare_limiter, self._run_limiter
 
     def close(self) -> None:
         """Stop the queue's tasks (its model is unloaded); a later ``submit`` would start a new queue."""

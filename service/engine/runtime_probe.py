@@ -22,7 +22,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,8 @@ class RuntimeChoice:
     verified: bool  # its answers were compared with fp32's (measured now or before)
     trials: list[Trial] = field(default_factory=list)
     request_s: float | None = None  # what one request costs the chosen backend (``request_seconds``)
+    reference: str | None = None  # the fp32 copy close calls are computed again on (``reference_backend``)
+    close_call_margin: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -61,6 +63,8 @@ class RuntimeChoice:
             "how": self.how,
             "verified": self.verified,
             "candidates": [{**t.as_dict(), "chosen": t.candidate == self.candidate} for t in self.trials],
+            "reference": self.reference,
+            "close_call_margin": self.close_call_margin,
         }
 
     @property
@@ -69,9 +73,13 @@ class RuntimeChoice:
 
     def describe(self) -> str:
         if self.how in ("measured", "remembered"):
-            return f"{self.candidate} ({self.how}): {summary(self.candidate_trial(), self.trials)}"
-        what = "pinned by ZSC_RUNTIME/ZSC_PRECISION, not verified" if self.how == "pinned" else self.how
-        return f"{self.candidate} ({what})"
+            said = f"{self.candidate} ({self.how}): {summary(self.candidate_trial(), self.trials)}"
+        else:
+            what = "pinned by ZSC_RUNTIME/ZSC_PRECISION, not verified" if self.how == "pinned" else self.how
+            said = f"{self.candidate} ({what})"
+        if self.reference is not None:
+            said += f"; labels and close calls (within {self.close_call_margin:g}) computed by {self.reference}"
+        return said
 
     def candidate_trial(self) -> Trial:
         return next(t for t in self.trials if t.candidate == self.candidate)
@@ -150,6 +158,21 @@ def select_backend(
         else:
             runtime_memory.remember(folder, key, {**choice.as_dict(), "trials": [t.as_dict() for t in trials]})
         return backend, choice
+
+
+def reference_backend(
+    s: Settings, path: str | Path, spec: ModelSpec, threads: int, choice: RuntimeChoice
+) -> tuple[Backend | None, RuntimeChoice]:
+    """The model in fp32 on the chosen runtime, beside a CPU backend that computes below fp32 (bf16, fp16,
+    int8), for the close calls ``ZSC_CLOSE_CALL_MARGIN`` names (``pipeline.scorer``); None otherwise (fp32
+    already, a GPU, the margin 0). The choice, saying so."""
+    if s.close_call_margin <= 0 or s.gpu_expected() or choice.precision == "fp32":
+        return None, choice
+    if choice.runtime not in ("onnx", "openvino"):
+        return None, choice
+    backend = load_backend(path, spec, choice.runtime, s.device, threads, "fp32", runtime_folder(s) / "openvino")
+    described = replace(choice, reference=f"{choice.runtime} fp32", close_call_margin=s.close_call_margin)
+    return backend, described
 
 
 def pinned_runtime(s: Settings) -> str:

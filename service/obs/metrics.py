@@ -30,6 +30,11 @@ STAGE_SECONDS = Histogram(
     buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
 )
 ENGINE_ERRORS = Counter("zsc_engine_errors_total", "Engine batches that failed", ["model"])
+REFERENCE_SEQUENCES = Counter(
+    "zsc_reference_sequences_total",
+    "Sequences computed by the model's fp32 copy (labels, and close calls computed again: ZSC_CLOSE_CALL_MARGIN)",
+    ["model"],
+)
 
 CACHE_REQUESTS = Counter("zsc_cache_requests_total", "Sequence lookups per cache tier", ["tier", "result"])
 CACHE_RESPONSES = Counter("zsc_cache_responses_total", "Requests by cache outcome", ["status"])
@@ -129,6 +134,7 @@ def model_info(model: str, runtime: str, precision: str, how: str) -> None:
 def engine_series(model: str) -> None:
     """Every engine series of a model exists from its load on (dashboards and alerts see 0)."""
     ENGINE_ERRORS.labels(model)
+    REFERENCE_SEQUENCES.labels(model)
     SEQUENCES.labels(model)
     MICRO_BATCHES.labels(model)
 

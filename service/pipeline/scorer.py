@@ -5,11 +5,18 @@ A row comes from the batcher with its sequence's token count as its last value (
 .with_tokens``: what the engine measured), and is kept so in the tiers: each task's answer says how many
 tokens each of its sequences is, and which of them this call computed, without counting them again.
 
+**Close calls** (a model served below fp32, with its fp32 copy beside: ``submit_reference``): label rows
+come from the fp32 copy (computed once, read by every answer), and a task whose two best labels end within
+``close_call_margin`` of each other has its text rows computed again there and is scored again, so that a
+rounding error of the fast precision cannot flip a close call. A row the fp32 copy computed carries its token
+count negated, through both tiers: a close call whose rows are already exact is not computed again.
+
 No BentoML here: the batcher is given as ``submit`` (an async callable: sequences -> rows).
 """
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
@@ -86,9 +93,13 @@ class CachedScorer:
         redis: RedisTier | None = None,
         prefix: str = "zsc",
         row_width: int | None = None,
+        submit_reference: Callable[[list[Seq]], Awaitable[Sequence]] | None = None,
+        close_call_margin: float = 0.0,
     ) -> None:
         self.spec = spec
         self._submit = submit
+        self._submit_reference = submit_reference
+        self.close_call_margin = close_call_margin if submit_reference is not None else 0.0
         self.local = local
         self.labels = labels  # label embeddings (embedding models): kept apart so text churn cannot evict them
         self.redis = redis
@@ -132,13 +143,7 @@ class CachedScorer:
                 await self._from_redis(missing, rows, label_keys)
 
         computed = [k for k in keys if k not in rows]
-        if computed:
-            new = await self._submit([seq_of[k] for k in computed])
-            fresh = [(k, np.asarray(r, dtype=np.float32)) for k, r in zip(computed, new)]
-            rows.update(fresh)
-            self._remember(fresh, label_keys)
-            if self.redis is not None:
-                self.redis.put_many_later(fresh, on_error=lambda exc: metrics.cache_error("redis", "write"))
+        await self._compute(computed, seq_of, rows, label_keys)
         computed_set = set(computed)
         out = []
         corrections = list(corrections) or [None] * len(tasks)
@@ -148,21 +153,82 @@ class CachedScorer:
             everything = len(fresh_keys) == len(plan) and remembered is None  # a remembered side was cached
             status = "hit" if not fresh_keys else "miss" if everything else "partial"
             metrics.cache_response(status)
-            stored = np.stack([rows[k] for k in plan])
-            block = np.ascontiguousarray(stored[:, :-1])  # the model's rows; their token counts apart
-            tokens = {seq_of[k]: int(n) for k, n in zip(plan, stored[:, -1])}
-            if not embedding:
-                out.append(Scored(score(self.spec, task, block, correction), status, fresh, tokens))
-                continue
-            windows = len(task.texts)
-            if remembered is None:
-                labels = {seq_of[k]: tokens[seq_of[k]] for k in plan[windows:]}
-                remembered = RememberedSide(label_side(task, block[windows:]), labels)
-                self.sides.put(label_signature(task), remembered)
-            tokens.update(remembered.tokens)
-            scores = score_texts(self.spec, task, block[:windows], remembered.side, correction)
+            scores, tokens = self._score(task, plan, remembered, correction, rows, seq_of)
             out.append(Scored(scores, status, fresh, tokens))
+        if self.close_call_margin > 0:
+            await self._recheck_close_calls(tasks, plans, corrections, out, rows, seq_of, label_keys)
         return out
+
+    async def _compute(self, keys: list[str], seq_of: dict[str, Seq], rows: dict, label_keys: set[str]) -> None:
+        """The rows no tier had, through the batcher (label rows from the fp32 copy when there is one), into
+        ``rows`` and both tiers."""
+        if self._submit_reference is None:
+            groups = [(keys, self._submit, False)]
+        else:
+            texts = [k for k in keys if k not in label_keys]
+            groups = [
+                (texts, self._submit, False),
+                ([k for k in keys if k in label_keys], self._submit_reference, True),
+            ]
+        for group, submit, exact in groups:
+            if group:
+                self._store(group, await submit([seq_of[k] for k in group]), exact, rows, label_keys)
+
+    def _store(self, keys: list[str], new: Sequence, exact: bool, rows: dict, label_keys: set[str]) -> None:
+        fresh = [(k, np.asarray(r, dtype=np.float32)) for k, r in zip(keys, new)]
+        if exact:  # the fp32 copy's rows: their token count negated, so a close call knows them exact
+            for _, row in fresh:
+                row[-1] = -abs(row[-1])
+        rows.update(fresh)
+        self._remember(fresh, label_keys)
+        if self.redis is not None:
+            self.redis.put_many_later(fresh, on_error=lambda exc: metrics.cache_error("redis", "write"))
+
+    def _score(
+        self,
+        task: Task,
+        plan: list[str],
+        remembered: RememberedSide | None,
+        correction: Correction | None,
+        rows: dict,
+        seq_of: dict[str, Seq],
+    ) -> tuple[list[float], dict[Seq, int]]:
+        """A task's scores from its rows, and each of its sequences' token count."""
+        stored = np.stack([rows[k] for k in plan])
+        block = np.ascontiguousarray(stored[:, :-1])  # the model's rows; their token counts apart
+        tokens = {seq_of[k]: abs(int(n)) for k, n in zip(plan, stored[:, -1])}
+        if self.spec.kind != "embedding":
+            return score(self.spec, task, block, correction), tokens
+        windows = len(task.texts)
+        if remembered is None:
+            labels = {seq_of[k]: tokens[seq_of[k]] for k in plan[windows:]}
+            remembered = RememberedSide(label_side(task, block[windows:]), labels)
+            self.sides.put(label_signature(task), remembered)
+        tokens.update(remembered.tokens)
+        return score_texts(self.spec, task, block[:windows], remembered.side, correction), tokens
+
+    async def _recheck_close_calls(
+        self,
+        tasks: Sequence[Task],
+        plans: list[tuple[list[str], RememberedSide | None]],
+        corrections: Sequence[Correction | None],
+        out: list[Scored],
+        rows: dict,
+        seq_of: dict[str, Seq],
+        label_keys: set[str],
+    ) -> None:
+        """Close calls whose text rows are not exact: those rows from the fp32 copy (an NLI model's every
+        pair: a pair is the text and a label), and the task scored again."""
+        close = [i for i, scored in enumerate(out) if close_call(scored.scores, self.close_call_margin)]
+        inexact = {k for i in close for k in plans[i][0] if k not in label_keys and rows[k][-1] > 0}
+        close = [i for i in close if any(k in inexact for k in plans[i][0])]
+        if not close:
+            return
+        keys = list(inexact)
+        self._store(keys, await self._submit_reference([seq_of[k] for k in keys]), True, rows, label_keys)
+        for i in close:
+            plan, remembered = plans[i]
+            out[i].scores, _ = self._score(tasks[i], plan, remembered, corrections[i], rows, seq_of)
 
     async def _from_redis(self, missing: list[str], rows: dict, label_keys: set[str]) -> None:
         t0 = time.perf_counter()
@@ -186,3 +252,11 @@ class CachedScorer:
     def _remember(self, items: list[tuple[str, np.ndarray]], label_keys: set[str]) -> None:
         self.labels.put_many((k, r) for k, r in items if k in label_keys)
         self.local.put_many((k, r) for k, r in items if k not in label_keys)
+
+
+def close_call(scores: Sequence[float], margin: float) -> bool:
+    """Whether the two best labels are within ``margin`` of each other."""
+    if len(scores) < 2:
+        return False
+    first, second = heapq.nlargest(2, scores)
+    return first - second < margin

@@ -70,7 +70,7 @@ def test_a_second_start_remembers_instead_of_measuring(env, tmp_path):
 
 
 def test_pinning_the_refused_candidate_serves_it_not_verified(env, tmp_path):
-    pinned = {**env, "ZSC_RUNTIME": "onnx", "ZSC_PRECISION": "int8"}
+    pinned = {**env, "ZSC_RUNTIME": "onnx", "ZSC_PRECISION": "int8", "ZSC_CLOSE_CALL_MARGIN": "0"}
     with bento_server(pinned, tmp_path / "pinned.log") as url:
         model = model_summary(url)
         assert (model["runtime"], model["precision"]) == ("onnx", "int8")
@@ -80,8 +80,44 @@ def test_pinning_the_refused_candidate_serves_it_not_verified(env, tmp_path):
             "how": "pinned",
             "verified": False,
             "candidates": [],
+            "reference": None,
+            "close_call_margin": None,
         }
         assert httpx.post(f"{url}/classify", json=BODY, timeout=30).status_code == 200
         assert 'how="pinned"' in info_line(url)
     log = (tmp_path / "pinned.log").read_text()
     assert "onnx int8 (pinned by ZSC_RUNTIME/ZSC_PRECISION, not verified)" in log and not MEASURED.search(log)
+
+
+def reference_sequences(url: str) -> float:
+    metrics = httpx.get(f"{url}/metrics", timeout=30).text
+    return sum(float(v) for v in re.findall(r"^zsc_reference_sequences_total\{[^}]*\} ([0-9.e+-]+)$", metrics, re.M))
+
+
+def test_close_calls_below_fp32_are_answered_as_fp32_answers_them(env, tmp_path):
+    """int8 flips most of the tiny model's top labels; with every answer a close call (margin 1) each is
+    computed again by the fp32 copy, so the answers are fp32's; at the default margin, only close ones are."""
+    texts = [f"order {i} arrived late and the box was damaged" for i in range(12)]
+    bodies = [{"text": t, "labels": ["billing", "shipping", "praise", "complaint"]} for t in texts]
+
+    def answers(url: str) -> list[dict]:
+        return [httpx.post(f"{url}/classify", json=b, timeout=30).json() for b in bodies]
+
+    with bento_server({**env, "ZSC_RUNTIME": "onnx", "ZSC_PRECISION": "fp32"}, tmp_path / "fp32.log") as url:
+        fp32 = answers(url)
+    every = {**env, "ZSC_RUNTIME": "onnx", "ZSC_PRECISION": "int8", "ZSC_CLOSE_CALL_MARGIN": "1"}
+    with bento_server(every, tmp_path / "int8.log") as url:
+        choice = model_summary(url)["runtime_choice"]
+        assert (choice["reference"], choice["close_call_margin"]) == ("onnx fp32", 1.0)
+        before = reference_sequences(url)
+        rechecked = answers(url)
+        # each answer's four pairs (an NLI model's sequences), computed again; the labels are in the pairs
+        assert reference_sequences(url) - before == 4 * len(bodies)
+        again = answers(url)  # cached rows that the fp32 copy computed are exact: not computed again
+        assert reference_sequences(url) - before == 4 * len(bodies)
+    for mine, theirs in zip(rechecked, fp32):
+        assert mine["labels"] == theirs["labels"], (mine, theirs)
+        assert mine["scores"] == pytest.approx(theirs["scores"], abs=1e-5)
+    assert [a["scores"] for a in again] == [a["scores"] for a in rechecked]
+    log = (tmp_path / "int8.log").read_text()
+    assert "labels and close calls (within 1) computed by onnx fp32" in log

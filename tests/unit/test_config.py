@@ -31,11 +31,19 @@ def test_defaults_and_env_override():
         ({"ZSC_RUNTIME": "torch", "ZSC_PRECISION": "int8"}, "ZSC_RUNTIME=torch runs fp32, fp16, not ZSC_PREC"),
         ({"ZSC_RUNTIME": "onnx", "ZSC_PRECISION": "bf16"}, "ZSC_RUNTIME=onnx runs fp32, int8, fp16, not"),
         ({"ZSC_PRECISION": "fp8"}, "ZSC_PRECISION must be one of"),
+        ({"ZSC_CLOSE_CALL_MARGIN": "1.5"}, "ZSC_CLOSE_CALL_MARGIN must be between 0 and 1, got 1.5"),
+        ({"ZSC_CLOSE_CALL_MARGIN": "close"}, "ZSC_CLOSE_CALL_MARGIN must be a number, got 'close'"),
+        ({"ZSC_CALIBRATION_SOURCE_SHARE": "0"}, "ZSC_CALIBRATION_SOURCE_SHARE must be in"),
     ],
 )
 def test_bad_settings_say_what_to_fix(env, message):
     with pytest.raises(ValueError, match=message):
         Settings.from_env(env)
+
+
+def test_number_settings_are_read_as_numbers():
+    s = Settings.from_env({"ZSC_CLOSE_CALL_MARGIN": "0.02", "ZSC_CALIBRATION_SOURCE_SHARE": "0.25"})
+    assert (s.close_call_margin, s.calibration_source_share) == (0.02, 0.25)
 
 
 def test_every_setting_is_documented():

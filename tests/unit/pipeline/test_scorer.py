@@ -10,7 +10,7 @@ import pytest
 
 from service.backends import load_backend
 from service.core.model_spec import ModelSpec
-from service.core.task import Task, sequences_for
+from service.core.task import Task, sequences_for, text_sequences
 from service.engine.batcher import with_tokens
 from service.engine.engine import Engine
 from service.engine.tokenization import Tokenizer
@@ -112,3 +112,41 @@ def test_each_sequences_tokens_come_with_its_row_and_from_the_cache_too(engine):
     counted = [len(ids) for ids in engine.tokenizer.encode_texts([a for a, _ in seqs]).ids]  # embedding: texts
     assert cold.tokens == dict(zip(seqs, counted)) == warm.tokens
     assert cold.fresh == frozenset(seqs) and warm.fresh == frozenset() and warm.cache == "hit"
+
+
+class Coarse(Counting):
+    """The same engine's rows rounded to bfloat16 (8 bits of mantissa): what a backend computing below fp32
+    answers, off by its rounding."""
+
+    async def __call__(self, seqs):
+        rows = np.asarray(await super().__call__(seqs), dtype=np.float32)
+        bits = rows[:, :-1].copy().view(np.uint32)
+        rows[:, :-1] = ((bits + 0x8000) & 0xFFFF0000).view(np.float32)
+        return rows
+
+
+def make_below_fp32(engine, margin):
+    fast, exact = Coarse(engine), Counting(engine)
+    clf = CachedScorer(SPEC, fast, LocalTier(1000, 10**8), LocalTier(1000, 10**8), submit_reference=exact,
+                       close_call_margin=margin)  # fmt: skip
+    return clf, fast, exact
+
+
+def test_close_calls_are_scored_again_from_the_fp32_copy_and_clear_ones_are_not(engine):
+    close = Task.of("The match ended in a draw", ("football", "soccer", "cooking"), "{}")  # 0.29 / 0.70
+    clear = Task.of("Stir the sauce and add salt", ("football", "cooking"), "{}")  # 0.01 / 0.99
+    clf, fast, exact = make_below_fp32(engine, margin=0.5)
+    [a, b] = run(clf, [close, clear])
+    # the labels (every answer reads them) from the fp32 copy, the texts fast; then the close call's text again
+    assert sorted(fast.sequences) == sorted(text_sequences(SPEC, close) + text_sequences(SPEC, clear))
+    labels_seen = [s for s in exact.sequences if s not in text_sequences(SPEC, close)]
+    assert len(labels_seen) == 3 and exact.sequences[3:] == text_sequences(SPEC, close)
+    np.testing.assert_allclose(a.scores, engine.scores([close])[0], atol=1e-6)  # fp32's answer
+    assert b.scores != pytest.approx(engine.scores([clear])[0], abs=1e-7)  # the fast one's: not computed again
+    assert run(clf, [close])[0].scores == a.scores and len(exact.sequences) == 4  # its exact rows are cached
+
+
+def test_a_margin_of_zero_computes_nothing_again(engine):
+    clf, fast, exact = make_below_fp32(engine, margin=0.0)
+    run(clf, [Task.of("The match ended in a draw", ("a football match", "a soccer game"), "{}")])
+    assert len(fast.sequences) == 1 and len(exact.sequences) == 2  # the labels only

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
@@ -32,6 +33,10 @@ class RuntimeChoice:
             precision (str):
             runtime (str):
             verified (bool): Whether its answers were compared with fp32's.
+            close_call_margin (float | None | Unset): An answer whose two best labels are within this is computed again in
+                fp32.
+            reference (None | str | Unset): Below fp32 on a CPU: the model's fp32 copy (e.g. openvino fp32) that computes
+                its label rows, and again the texts of close calls (ZSC_CLOSE_CALL_MARGIN); null when it serves in fp32.
      """
 
     candidates: list[RuntimeCandidate]
@@ -39,6 +44,8 @@ class RuntimeChoice:
     precision: str
     runtime: str
     verified: bool
+    close_call_margin: float | None | Unset = UNSET
+    reference: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -62,6 +69,18 @@ class RuntimeChoice:
 
         verified = self.verified
 
+        close_call_margin: float | None | Unset
+        if isinstance(self.close_call_margin, Unset):
+            close_call_margin = UNSET
+        else:
+            close_call_margin = self.close_call_margin
+
+        reference: None | str | Unset
+        if isinstance(self.reference, Unset):
+            reference = UNSET
+        else:
+            reference = self.reference
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -72,6 +91,10 @@ class RuntimeChoice:
             "runtime": runtime,
             "verified": verified,
         })
+        if close_call_margin is not UNSET:
+            field_dict["close_call_margin"] = close_call_margin
+        if reference is not UNSET:
+            field_dict["reference"] = reference
 
         return field_dict
 
@@ -99,12 +122,34 @@ class RuntimeChoice:
 
         verified = d.pop("verified")
 
+        def _parse_close_call_margin(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        close_call_margin = _parse_close_call_margin(d.pop("close_call_margin", UNSET))
+
+
+        def _parse_reference(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        reference = _parse_reference(d.pop("reference", UNSET))
+
+
         runtime_choice = cls(
             candidates=candidates,
             how=how,
             precision=precision,
             runtime=runtime,
             verified=verified,
+            close_call_margin=close_call_margin,
+            reference=reference,
         )
 
 
