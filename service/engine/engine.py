@@ -40,27 +40,21 @@ class BatchStats:
     tokens: np.ndarray | None = None
 
 
+@dataclass(eq=False, repr=False)  # an engine is itself: compared and shown by identity
 class Engine:
-    def __init__(
-        self,
-        spec: ModelSpec,
-        tokenizer: Tokenizer,
-        backend: Backend,
-        token_budget: int,
-        max_rows: int | None = None,
-        batch_overhead_tokens: int = 64,
-        reference: Backend | None = None,
-    ) -> None:
-        self.spec = spec
-        self.tokenizer = tokenizer
-        self.backend = backend
-        # the same model in fp32 beside a backend that computes below it: close calls are computed again there
-        self.reference = reference
-        self.token_budget = token_budget
-        self.max_rows = max_rows
-        self.batch_overhead_tokens = batch_overhead_tokens
+    spec: ModelSpec
+    tokenizer: Tokenizer
+    backend: Backend
+    token_budget: int
+    max_rows: int | None = None
+    batch_overhead_tokens: int = 64
+    # the same model in fp32 beside a backend that computes below it: close calls are computed again there
+    reference: Backend | None = None
+    pad_multiple: int = field(init=False)
+
+    def __post_init__(self) -> None:
         # fp16 tensor-core kernels want dimensions in multiples of 8; a CPU gains nothing from the padding
-        self.pad_multiple = 8 if getattr(backend, "device", "cpu") == "cuda" else 1
+        self.pad_multiple = 8 if getattr(self.backend, "device", "cpu") == "cuda" else 1
 
     # -- tasks --------------------------------------------------------------------------------------
     def scores(self, tasks: Sequence[Task]) -> list[list[float]]:

@@ -205,33 +205,22 @@ class TrafficRecord:
         self._sources = self._view = self._offsets = None
 
 
+@dataclass(eq=False, repr=False)  # a model's records are themselves: compared and shown by identity
 class TrafficCalibration:
     """One served model's traffic records (see the module)."""
 
-    def __init__(
-        self,
-        model: str,
-        revision: str,
-        config: CalibrationConfig,
-        max_records: int,
-        store: CalibrationStore | None = None,
-        sync_s: float = 1.0,
-        scope_records: int = 256,
-        max_share: float = 0.5,
-        max_sources: int = 16,
-    ) -> None:
-        self.model = model
-        self.scope_records = scope_records
-        self.max_share = max_share
-        self.max_sources = max_sources
-        self.revision = revision
-        self.config = config
-        self.max_records = max_records
-        self.store = store
-        self.sync_s = sync_s
-        self._records: OrderedDict[str, TrafficRecord] = OrderedDict()
-        self._dropped: list[TrafficRecord] = []  # evicted with texts not written yet
-        self._task: asyncio.Task | None = None
+    model: str
+    revision: str
+    config: CalibrationConfig
+    max_records: int
+    store: CalibrationStore | None = None
+    sync_s: float = 1.0
+    scope_records: int = 256
+    max_share: float = 0.5
+    max_sources: int = 16
+    _records: OrderedDict[str, TrafficRecord] = field(default_factory=OrderedDict, init=False)
+    _dropped: list[TrafficRecord] = field(default_factory=list, init=False)  # evicted with texts not written yet
+    _task: asyncio.Task | None = field(default=None, init=False)
 
     def key(self, scope: str, space: str, columns: Columns) -> str:
         if self.store is not None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import anyio
 
@@ -60,27 +60,20 @@ def merged_cache(statuses) -> str:
     return seen.pop() if len(seen) == 1 else "partial" if seen else "miss"
 
 
+@dataclass(eq=False, repr=False)  # a pipeline is itself: compared and shown by identity
 class Pipeline:
-    def __init__(
-        self,
-        model_tag: str,
-        spec: ModelSpec,
-        tokenizer: Tokenizer,
-        scorer: CachedScorer,
-        label_sets: dict[str, LabelSet],
-        limits: RequestLimits,
-        traffic: TrafficCalibration,
-    ) -> None:
-        self.model_tag = model_tag
-        self.spec = spec
-        self.tokenizer = tokenizer
-        self.scorer = scorer
-        self.label_sets = label_sets
-        self.limits = limits
-        self.traffic = traffic  # this model's traffic calibration records
-        self._interactive = 0  # interactive calls in flight
-        self._interactive_seen = 0.0  # when the last one ended (time.monotonic)
-        self.in_flight = 0  # every call in flight, jobs' too: a replaced model is retired once it is 0
+    model_tag: str
+    spec: ModelSpec
+    tokenizer: Tokenizer
+    scorer: CachedScorer
+    label_sets: dict[str, LabelSet]
+    limits: RequestLimits
+    traffic: TrafficCalibration  # this model's traffic calibration records
+    _interactive: int = field(default=0, init=False)  # interactive calls in flight
+    _interactive_seen: float = field(default=0.0, init=False)  # when the last one ended (time.monotonic)
+    in_flight: int = field(
+        default=0, init=False
+    )  # every call in flight, jobs' too: a replaced model is retired once it is 0
 
     def resolve(self, request: Classification, pin: str | None = None) -> Resolved:
         """The request with its label set's fields filled in (``LabelSetNotFound`` for a set not held);
