@@ -12,9 +12,20 @@ what to fix in the API's words. What the model reads of them: ``adapters``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, StrictBool, StrictStr, Tag, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StrictBool,
+    StrictStr,
+    Tag,
+    field_validator,
+)
 
 from service.api.schema_rules import not_blank, optional_string, text_parts_only
 
@@ -38,6 +49,23 @@ def _no_null(value: Any, info) -> Any:
     if value is None:
         raise ValueError(f"{info.field_name} is null: leave it out, or send a string")
     return value
+
+
+def _one_of(types: Any, expected: str) -> Callable[[Any, Any], Any]:
+    """A before-validator for a union field: one message, saying what ``expected`` is, when the value is none
+    of its ``types``, instead of one per branch of the union."""
+
+    def check(value: Any, info) -> Any:
+        if not isinstance(value, types):
+            raise ValueError(f"{info.field_name} is {json.dumps(value)}: {expected}")
+        return value
+
+    return check
+
+
+# a field the SDK types as plain ``str`` but leaves optional: absent is None, null is refused, and the
+# document shows a string with no null default
+OptionalString = Annotated[StrictStr, Field(json_schema_extra=optional_string), BeforeValidator(_no_null)]
 
 
 def named_model(model: str) -> str:  # both /v1 APIs' ``model``
@@ -156,13 +184,19 @@ class FunctionCall(BaseModel):
     status: Status | None = None
 
 
-class FunctionCallOutput(BaseModel):
+class _ToolOutput(BaseModel):
+    """A tool's answer to an earlier call; a function's and a custom tool's differ only in their ``type``."""
+
     model_config = _strict()
-    type: Literal["function_call_output"]
+    type: str
     call_id: StrictStr
     output: StrictStr | list[ToolOutputPart] = Field(json_schema_extra=text_parts_only)
     id: StrictStr | None = None
     status: Status | None = None
+
+
+class FunctionCallOutput(_ToolOutput):
+    type: Literal["function_call_output"]
 
 
 class CustomToolCall(BaseModel):
@@ -176,13 +210,8 @@ class CustomToolCall(BaseModel):
     status: Status | None = None
 
 
-class CustomToolCallOutput(BaseModel):
-    model_config = _strict()
+class CustomToolCallOutput(_ToolOutput):
     type: Literal["custom_tool_call_output"]
-    call_id: StrictStr
-    output: StrictStr | list[ToolOutputPart] = Field(json_schema_extra=text_parts_only)
-    id: StrictStr | None = None
-    status: Status | None = None
 
 
 ROLES = ("user", "developer", "system", "assistant")
@@ -218,24 +247,16 @@ InputItem = Annotated[
 
 
 # -- questions ------------------------------------------------------------------------------------------
-Instructions = StrictStr | list[QuestionPart]
+Instructions = Annotated[
+    StrictStr | list[QuestionPart], BeforeValidator(_one_of(str | list, "send a string, or a list of input_text parts"))
+]
 
 
 class _Question(BaseModel):
     model_config = _strict()
     instructions: Instructions
     # optional, not nullable (the SDK's `name: str`)
-    name: StrictStr = Field(None, json_schema_extra=optional_string)  # type: ignore[assignment]
-
-    _name_not_null = field_validator("name", mode="before")(_no_null)
-
-    @field_validator("instructions", mode="before")
-    @classmethod
-    def _instructions(cls, value: Any) -> Any:
-        # one message instead of one per branch of the union
-        if not isinstance(value, str | list):
-            raise ValueError(f"instructions is {json.dumps(value)}: send a string, or a list of input_text parts")
-        return value
+    name: OptionalString = None  # type: ignore[assignment]
 
 
 class PredicateQuestion(_Question):
@@ -246,18 +267,11 @@ class PredicateQuestion(_Question):
 
 class Choice(BaseModel):
     model_config = _strict()
-    value: ChoiceValue
-    description: StrictStr = Field(None, json_schema_extra=optional_string)  # type: ignore[assignment]
-
-    _description_not_null = field_validator("description", mode="before")(_no_null)
-
-    @field_validator("value", mode="before")
-    @classmethod
-    def _typed(cls, value: Any) -> Any:
-        # one message instead of one per branch of the union; no coercion either way (1 is not true)
-        if not isinstance(value, str | bool):
-            raise ValueError(f"value is {json.dumps(value)}: a choice's value is a string or a boolean (true, false)")
-        return value
+    # typed, no coercion either way (1 is not true)
+    value: Annotated[
+        ChoiceValue, BeforeValidator(_one_of(str | bool, "a choice's value is a string or a boolean (true, false)"))
+    ]
+    description: OptionalString = None  # type: ignore[assignment]
 
 
 class ChoiceQuestion(_Question):
@@ -290,9 +304,7 @@ class ChoiceQuestion(_Question):
 class Level(BaseModel):
     model_config = _strict()
     label: StrictStr = Field(json_schema_extra=not_blank)
-    description: StrictStr = Field(None, json_schema_extra=optional_string)  # type: ignore[assignment]
-
-    _description_not_null = field_validator("description", mode="before")(_no_null)
+    description: OptionalString = None  # type: ignore[assignment]
 
 
 class ScoreQuestion(_Question):
