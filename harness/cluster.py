@@ -47,6 +47,7 @@ from .launchers import (
 from .net import HOST, free_port, port_is_free
 from .process import (
     HarnessError,
+    Member,
     ProcessId,
     Running,
     descendants,
@@ -271,6 +272,17 @@ def _started(run_dir: Path, state: ClusterState, proc: Running, record: MemberRe
     state.save()
 
 
+def _start_redis(run_dir: Path, state: ClusterState, member: Member, field: str, ready_s: float) -> Running:
+    """Start one of the cluster's redis-servers, recorded as ``state.<field>`` (saved, with its PID file) before
+    waiting up to ``ready_s`` for it to answer: ``down`` stops it even when it never does."""
+    proc = start(member)
+    record = _record(MemberRecord, proc, member.log)
+    setattr(state, field, record)
+    _started(run_dir, state, proc, record)
+    proc.wait_ready(ready_s)
+    return proc
+
+
 def _up(run_dir, state, spec, env, ports, weights, pins, front, say) -> None:
     nginx_port, replica_ports, redis_port, jobs_redis_port = ports
     t0 = time.monotonic()
@@ -278,18 +290,14 @@ def _up(run_dir, state, spec, env, ports, weights, pins, front, say) -> None:
     if redis_port is not None:
         rdir = run_dir / "redis"
         member = redis_server("redis", redis_port, rdir, cpus=front, mark=_mark(run_dir, "redis"))
-        proc = start(member)
-        state.redis = _record(MemberRecord, proc, member.log)
-        _started(run_dir, state, proc, state.redis)
-        proc.wait_ready(20)
+        proc = _start_redis(run_dir, state, member, "redis", ready_s=20)
         say(f"redis-server on {HOST}:{redis_port} (pid {proc.pid}): the cache, no persistence")
     if jobs_redis_port is not None:
         jdir = run_dir / "jobs-redis"
         member = jobs_redis_server("jobs-redis", jobs_redis_port, jdir, cpus=front, mark=_mark(run_dir, "jobs-redis"))
-        proc = start(member)
-        state.jobs_redis = _record(MemberRecord, proc, member.log)
-        _started(run_dir, state, proc, state.jobs_redis)
-        proc.wait_ready(60)  # loads the jobs a previous run left first
+        proc = _start_redis(
+            run_dir, state, member, "jobs_redis", ready_s=60
+        )  # loads the jobs a previous run left first
         say(f"redis-server on {HOST}:{jobs_redis_port} (pid {proc.pid}): jobs, append-only in {jdir / 'data'}")
 
     # 2. The model store, shared by every replica

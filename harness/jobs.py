@@ -11,21 +11,23 @@ import httpx
 from .process import HarnessError
 
 
+def _request(method: str, url: str, path: str, expected: int, timeout: float = 30, **kwargs) -> httpx.Response:
+    """One call of the jobs API; HarnessError, naming the call and its answer, on any other status."""
+    r = httpx.request(method, f"{url}{path}", timeout=timeout, **kwargs)
+    if r.status_code != expected:
+        raise HarnessError(f"{method} {path} answered {r.status_code}: {r.text[:500]}")
+    return r
+
+
 def submit(url: str, body: dict | None = None, **kwargs) -> dict:
     """POST /jobs (a JSON body, or files=/content= for uploads); the 202 answer."""
     if body is not None:
         kwargs["json"] = body
-    r = httpx.post(f"{url}/jobs", timeout=300, **kwargs)
-    if r.status_code != 202:
-        raise HarnessError(f"POST /jobs answered {r.status_code}: {r.text[:500]}")
-    return r.json()
+    return _request("POST", url, "/jobs", 202, timeout=300, **kwargs).json()
 
 
 def status(url: str, job_id: str) -> dict:
-    r = httpx.get(f"{url}/jobs/{job_id}", timeout=30)
-    if r.status_code != 200:
-        raise HarnessError(f"GET /jobs/{job_id} answered {r.status_code}: {r.text[:500]}")
-    return r.json()
+    return _request("GET", url, f"/jobs/{job_id}", 200).json()
 
 
 def wait(url: str, job_id: str, timeout: float = 300, until=("done", "cancelled"), poll_s: float = 0.3) -> dict:
@@ -49,17 +51,12 @@ def results_jsonl(url: str, job_id: str) -> list[dict]:
 
 def cancel(url: str, job_id: str) -> dict:
     """POST /jobs/{id}/cancel: the job stops, it and its finished items stay readable; its status."""
-    r = httpx.post(f"{url}/jobs/{job_id}/cancel", timeout=30)
-    if r.status_code != 200:
-        raise HarnessError(f"POST /jobs/{job_id}/cancel answered {r.status_code}: {r.text[:500]}")
-    return r.json()
+    return _request("POST", url, f"/jobs/{job_id}/cancel", 200).json()
 
 
 def delete(url: str, job_id: str) -> None:
     """DELETE /jobs/{id}: the job (cancelled first when it runs) and its results are gone."""
-    r = httpx.delete(f"{url}/jobs/{job_id}", timeout=30)
-    if r.status_code != 204:
-        raise HarnessError(f"DELETE /jobs/{job_id} answered {r.status_code}: {r.text[:500]}")
+    _request("DELETE", url, f"/jobs/{job_id}", 204)
 
 
 def differences(got: list[dict], expected: list[dict], tolerance: float = 1e-4) -> list[int]:
