@@ -21,15 +21,15 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from service.api.classify import ClassifyRequest
 from service.api.validation import first_mistake
 from service.core.classification import Classification
-from service.errors import InvalidRequest, UnprocessableRequest
+from service.errors import InvalidRequest, ServiceError, UnprocessableRequest
 from service.pipeline.label_sets import Resolved
 
 # fields of a submission that are not /classify fields
@@ -37,6 +37,9 @@ FILE_OPTIONS = ("text_column",)
 REQUEST_FIELDS = tuple(f for f in ClassifyRequest.model_fields if f != "text")
 JOB_ITEM = {"job_item": True}  # validation context: what only a job's item may ask (calibration "job")
 MAX_REPORTED = 5  # item errors named in one answer
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def from_json(body: Any, max_items: int) -> list[ClassifyRequest]:
@@ -131,40 +134,54 @@ def checked(raw: list[Any], shared: dict[str, Any], max_items: int, what: str) -
     if len(raw) > max_items:
         raise InvalidRequest(f"{len(raw)} items; the limit is {max_items} (ZSC_JOB_MAX_ITEMS): split the job")
     check_shared(shared)
-    items, problems = [], []
-    for n, item in enumerate(raw, start=1):
+
+    def one(n: int, item: Any) -> ClassifyRequest:
         if isinstance(item, str):
             item = {"text": item}
         if not isinstance(item, dict):
-            problems.append(f"{what} {n}: a classify body (an object) or a text (a string), not {type(item).__name__}")
-            continue
+            raise _Problem(f"{what} {n}: a classify body (an object) or a text (a string), not {type(item).__name__}")
         merged = {**shared, **{k: v for k, v in item.items() if v is not None}}  # null: not given
         try:
-            items.append(ClassifyRequest.model_validate(merged, context=JOB_ITEM))
+            return ClassifyRequest.model_validate(merged, context=JOB_ITEM)
         except ValidationError as exc:
-            problems.append(f"{what} {n}: {first_mistake(exc)}")
-        if len(problems) >= MAX_REPORTED:
-            break
-    if problems:
-        raise InvalidRequest(_listed(problems))
-    return items
+            raise _Problem(f"{what} {n}: {first_mistake(exc)}") from None
+
+    return _each_or_refused(raw, one, InvalidRequest)
 
 
 def resolved(requests: list[ClassifyRequest], resolve: Callable[[Classification], Resolved]) -> list[Resolved]:
     """Each item's model chosen, label set resolved and rules checked (``resolve``: the model registry's);
     422 naming the first items that break a rule no schema states. An unknown model or label set is the
     whole submission's error (404), as for a call."""
-    items, problems = [], []
-    for n, request in enumerate(requests, start=1):
+
+    def one(n: int, request: ClassifyRequest) -> Resolved:
         try:
-            items.append(resolve(request.classification()))
+            return resolve(request.classification())
         except UnprocessableRequest as exc:
-            problems.append(f"item {n}: {exc}")
+            raise _Problem(f"item {n}: {exc}") from None
+
+    return _each_or_refused(requests, one, UnprocessableRequest)
+
+
+class _Problem(Exception):
+    """What is wrong with one item, in the words its submitter reads."""
+
+
+def _each_or_refused(items: Sequence[T], check: Callable[[int, T], R], refused: type[ServiceError]) -> list[R]:
+    """``check(n, item)`` on each item (n 1-based, as editors number lines): their results, or ``refused``
+    naming the first ``MAX_REPORTED`` items' problems, so that one answer shows a submitter most of what to fix
+    without reading on through a file that is wrong throughout."""
+    results, problems = [], []
+    for n, item in enumerate(items, start=1):
+        try:
+            results.append(check(n, item))
+        except _Problem as problem:
+            problems.append(str(problem))
             if len(problems) >= MAX_REPORTED:
                 break
     if problems:
-        raise UnprocessableRequest(_listed(problems))
-    return items
+        raise refused(_listed(problems))
+    return results
 
 
 def _listed(problems: list[str]) -> str:
