@@ -47,14 +47,13 @@ import httpx
 import numpy as np
 
 from bench.label_calibration import LabelledSet, frequent_classes, halves, load_sets, skewed
-from harness import ROOT
 from harness.launchers import bento_serve
 from harness.net import free_port
 from harness.process import running
 from harness.progress import say
-from harness.report import table, write_results
+from harness.report import result_folder, table, write_results
 from harness.store import ensure_default
-from loadtest.loadgen import run_load
+from loadtest.loadgen import add_load_options, run_load
 from loadtest.workload import SHARED
 
 TEMPLATES = {"thucnews": "这是一条关于{}的新闻", "en-news": "This is a news article about {}.",
@@ -250,10 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--smoke", action="store_true", help="2 seeds, 5 s load steps")
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--clients", type=int, default=32)
-    parser.add_argument("--step-s", type=float, default=20)
+    add_load_options(parser)
     parser.add_argument("--rounds", type=int, default=3, help="cost: rounds of none then traffic")
-    parser.add_argument("--seed", type=int, default=int(time.time()), help="varies the load's texts")
     parser.add_argument("--no-cost", action="store_true")
     parser.add_argument("--sorted", action="store_true", help="send each sample sorted by class, not shuffled")
     parser.add_argument("--cost-only", action="store_true", help="measure the cost again into an earlier run's folder")
@@ -261,8 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.smoke:
         args.seeds, args.step_s = 2, 5
-    out = args.out or ROOT / "results" / f"calibration-{time.strftime('%Y%m%d')}{'-smoke' if args.smoke else ''}"
-    out.mkdir(parents=True, exist_ok=True)
+    out = result_folder(args.out, "calibration", args.smoke)
     started = time.monotonic()
     ensure_default(dict(os.environ))
     if args.cost_only:

@@ -32,14 +32,13 @@ import numpy as np
 import openai
 
 from bench.decisions_study import LabelledSet, load_sets
-from harness import ROOT
 from harness.launchers import bento_serve
 from harness.net import free_port
 from harness.process import running
 from harness.progress import say
-from harness.report import table, write_results
+from harness.report import result_folder, table, write_results
 from harness.store import ensure_default
-from loadtest.loadgen import run_load
+from loadtest.loadgen import add_load_options, run_load
 
 MODEL = "multilingual-e5-small"
 ENV = {
@@ -144,10 +143,8 @@ def report(results: dict) -> str:
 
 def load_options(parser: argparse.ArgumentParser, rounds: int) -> None:
     """The load's options, shared with ``bench.systemone_eval``."""
-    parser.add_argument("--clients", type=int, default=32)
-    parser.add_argument("--step-s", type=float, default=20)
+    add_load_options(parser)
     parser.add_argument("--rounds", type=int, default=rounds)
-    parser.add_argument("--seed", type=int, default=int(time.time()), help="varies the load's texts")
     parser.add_argument("--no-accuracy", action="store_true")
 
 
@@ -158,9 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--throughput-only", action="store_true", help="measure requests/s again into an earlier run")
     parser.add_argument("--out", type=Path, help="result folder (default results/decisions-eval-<date>)")
     args = parser.parse_args(argv)
-    suffix = "-smoke" if args.smoke else ""
-    out = args.out or ROOT / "results" / f"decisions-eval-{time.strftime('%Y%m%d')}{suffix}"
-    out.mkdir(parents=True, exist_ok=True)
+    out = result_folder(args.out, "decisions-eval", args.smoke)
     started = time.monotonic()
     ensure_default(dict(os.environ))
     sets = load_sets(per_class=100, cic_per_intent=None, seed=7)  # the study's THUCNews sample and seed

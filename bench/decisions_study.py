@@ -57,7 +57,7 @@ import yaml
 from bench.calibrate import fit_scale, halves, stratified
 from harness import ROOT
 from harness.progress import say
-from harness.report import table
+from harness.report import result_folder, table
 from harness.store import stored_model, use_home
 from loadtest.workload import SHARED, WORKLOAD
 from service.api.decisions.adapters import wordings
@@ -1052,8 +1052,7 @@ def main(argv: list[str] | None = None) -> int:
         use_home(args.home)
     if args.smoke:
         args.per_class, args.cic_per_intent, args.bootstrap = 8, 3, 20
-    out = args.out or ROOT / "results" / f"decisions-{time.strftime('%Y%m%d')}{'-smoke' if args.smoke else ''}"
-    out.mkdir(parents=True, exist_ok=True)
+    out = result_folder(args.out, "decisions", args.smoke)
     started = time.monotonic()
     every = load_sets(args.per_class, args.cic_per_intent or None, args.seed)
     ordinal = ordinal_sets(args.seed, args.smoke)

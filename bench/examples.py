@@ -32,9 +32,9 @@ from harness.launchers import bento_serve
 from harness.net import free_port
 from harness.process import running
 from harness.progress import say
-from harness.report import pyplot, save, table, write_results
+from harness.report import pyplot, result_folder, save, table, write_results
 from harness.store import ensure_default
-from loadtest.loadgen import run_load
+from loadtest.loadgen import add_load_options, run_load
 from loadtest.workload import SHARED
 
 CASES = {
@@ -181,17 +181,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--smoke", action="store_true", help="k = 0, 3 and 5 s load steps")
     parser.add_argument("--ks", default="0,1,3,5,8", help="examples per label to measure")
-    parser.add_argument("--clients", type=int, default=32)
-    parser.add_argument("--step-s", type=float, default=20)
-    parser.add_argument("--seed", type=int, default=int(time.time()), help="varies the load's texts")
+    add_load_options(parser)
     parser.add_argument("--timeout", type=float, default=900, help="seconds per zsc run")
     parser.add_argument("--out", type=Path, help="result folder (default results/examples-<date>)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.ks, args.step_s = "0,3", 5
     ks = [int(k) for k in args.ks.split(",")]
-    out = args.out or ROOT / "results" / f"examples-{time.strftime('%Y%m%d')}"
-    out.mkdir(parents=True, exist_ok=True)
+    out = result_folder(args.out, "examples")
     started = time.monotonic()
     say("model: making sure the default is in the store")
     ensure_default(dict(os.environ))

@@ -29,12 +29,11 @@ import httpx
 import numpy as np
 
 from bench.label_calibration import DEFAULT_CACHE, Embedder, example_split, load_sets
-from harness import ROOT
 from harness.launchers import bento_serve
 from harness.net import free_port
 from harness.process import running
 from harness.progress import say
-from harness.report import table, write_results
+from harness.report import result_folder, table, write_results
 from harness.store import ensure_default
 from loadtest.workload import SHARED
 from service.core.scoring import prompt_ensemble
@@ -126,8 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",")]
     cases = [(c.split(":")[0], int(c.split(":")[1])) for c in args.cases.split(",")]
-    out = args.out or ROOT / "results" / f"examples-rule-{time.strftime('%Y%m%d')}"
-    out.mkdir(parents=True, exist_ok=True)
+    out = result_folder(args.out, "examples-rule")
     ensure_default(dict(os.environ))
     sets = {s.name: s for s in load_sets(SHARED, thucnews_per_class=200)}
     embedder = Embedder("multilingual-e5-small", args.cache)

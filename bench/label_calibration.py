@@ -52,9 +52,8 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import ROOT
 from harness.progress import say
-from harness.report import pyplot, save, table
+from harness.report import pyplot, result_folder, save, table
 from loadtest.workload import SHARED, WORKLOAD
 from service.core import calibration as cal
 from service.core.scoring import example_evidence, prompt_ensemble
@@ -828,8 +827,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     seeds = 2 if args.smoke else args.seeds
     skews = 2 if args.smoke else 4
-    out = args.out or ROOT / "results" / f"label-calibration-{time.strftime('%Y%m%d')}{'-smoke' if args.smoke else ''}"
-    out.mkdir(parents=True, exist_ok=True)
+    out = result_folder(args.out, "label-calibration", args.smoke)
     sets = load_sets(args.datasets, 30 if args.smoke else 200, 400 if args.smoke else 0)
     if args.smoke:
         sets[0].extra, sets[0].extra_truth = sets[0].extra[::8], sets[0].extra_truth[::8]  # sorted by class

@@ -22,7 +22,6 @@ import argparse
 import os
 import random
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -31,12 +30,11 @@ import typesafe_sdk as ts
 
 from bench.decisions_eval import ENV, MODEL, load_options, measured, question, through_classify
 from bench.decisions_study import LabelledSet, load_sets
-from harness import ROOT
 from harness.launchers import bento_serve
 from harness.net import free_port
 from harness.process import running
 from harness.progress import say
-from harness.report import table, write_results
+from harness.report import result_folder, table, write_results
 from harness.store import ensure_default
 from loadtest.workload import cic_moods
 from service.core.decisions import roc_auc
@@ -114,8 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     load_options(parser, rounds=2)
     parser.add_argument("--out", type=Path, help="result folder (default results/systemone-eval-<date>)")
     args = parser.parse_args(argv)
-    out = args.out or ROOT / "results" / f"systemone-eval-{time.strftime('%Y%m%d')}{'-smoke' if args.smoke else ''}"
-    out.mkdir(parents=True, exist_ok=True)
+    out = result_folder(args.out, "systemone-eval", args.smoke)
     ensure_default(dict(os.environ))
     thucnews = next(d for d in load_sets(per_class=100, cic_per_intent=None, seed=7) if d.name == "thucnews")
     if args.smoke:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -32,6 +33,16 @@ def save(fig, path: Path, dpi: int = 100) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=dpi)
     pyplot().close(fig)
+
+
+def result_folder(given: Path | None, name: str, smoke: bool = False) -> Path:
+    """Where a measurement writes, made: ``given`` (its ``--out``), else results/<name>-<date>; a smoke run's
+    (``smoke``) ends in ``-smoke``, so that it never lands among a real run's files."""
+    from harness import ROOT
+
+    out = given or ROOT / "results" / f"{name}-{time.strftime('%Y%m%d')}{'-smoke' if smoke else ''}"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def write_results(

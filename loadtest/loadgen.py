@@ -7,6 +7,7 @@ service being measured on a 2-core machine.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import itertools
 import time
@@ -101,6 +102,16 @@ def _result(concurrency: int, elapsed: float, latencies: list[float], failures: 
         p99_ms=p99,
         statuses=statuses,
         latencies_s=latencies,
+    )
+
+
+def add_load_options(parser: argparse.ArgumentParser, clients: int = 32, step_s: float = 20) -> None:
+    """A ``run_load`` measurement's options: its closed-loop clients, the seconds each load step measures, and
+    the seed that picks its texts (default: the time, so that runs do not replay one sample)."""
+    parser.add_argument("--clients", type=int, default=clients, help="closed-loop clients (per stream, where several)")
+    parser.add_argument("--step-s", type=float, default=step_s, help="seconds each load step measures")
+    parser.add_argument(
+        "--seed", type=int, default=int(time.time()), help="varies the load's texts (default: the time)"
     )
 
 

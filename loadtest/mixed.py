@@ -27,15 +27,14 @@ from pathlib import Path
 import httpx
 import psutil
 
-from harness import ROOT
 from harness.cpus import allowed_cpus, format_cpus, parse_cpus
 from harness.launchers import bento_serve
 from harness.net import free_port
 from harness.process import running
 from harness.progress import say
-from harness.report import pyplot, save, table, write_results
+from harness.report import pyplot, result_folder, save, table, write_results
 from harness.store import ensure_default
-from loadtest.loadgen import LoadResult, run_load
+from loadtest.loadgen import LoadResult, add_load_options, run_load
 from loadtest.workload import label_pools, load_rows, request_body
 
 E5, MINILM = "multilingual-e5-small", "all-minilm-l6-v2"
@@ -196,17 +195,14 @@ def chart(results: dict, path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--smoke", action="store_true", help="CI size: 4 clients per stream, 5 s")
-    parser.add_argument("--clients", type=int, default=8, help="closed-loop clients per stream")
-    parser.add_argument("--step-s", type=float, default=30, help="seconds each phase measures")
+    add_load_options(parser, clients=8, step_s=30)
     parser.add_argument("--server-cpus", help="the replicas' CPU set (default: all but the last CPU)")
-    parser.add_argument("--seed", type=int, default=int(time.time()), help="varies the texts (default: the time)")
     parser.add_argument("--home", type=Path, help="BENTOML_HOME (default: BentoML's)")
     parser.add_argument("--out", type=Path, help="result folder (default results/mixed-<date>)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.clients, args.step_s = 4, 5
-    out = args.out or ROOT / "results" / f"mixed-{time.strftime('%Y%m%d')}"
-    out.mkdir(parents=True, exist_ok=True)
+    out = result_folder(args.out, "mixed")
     started = time.monotonic()
     results = run(args, out)
     results["minutes"] = round((time.monotonic() - started) / 60, 1)
