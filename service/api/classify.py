@@ -316,23 +316,14 @@ class ClassifyRequest(BaseModel):
         return self
 
     def classification(self) -> Classification:
-        """The request as the pipeline reads it (its labels as ``Label``; ``multi_label`` None when not sent,
-        so that a label set's applies)."""
-        return Classification(
-            text=self.text,
-            labels=labels_of(self.labels) if isinstance(self.labels, list) else None,
-            label_set=self.label_set,
-            model=self.model,
-            hypothesis_template=self.hypothesis_template,
-            multi_label=self.multi_label if "multi_label" in self.model_fields_set else None,
-            truncation=self.truncation,
-            chunk_aggregation=self.chunk_aggregation,
-            threshold=self.threshold,
-            top_k=self.top_k,
-            example_rule=self.example_rule,
-            example_weight=self.example_weight,
-            calibration=self.calibration,
-        )
+        """The request as the pipeline reads it: each field as sent, by name (a field ``Classification`` lacks
+        fails here, not silently), but its labels as ``Label`` and ``multi_label`` None when not sent, so that
+        a label set's applies."""
+        fields = {name: getattr(self, name) for name in type(self).model_fields}
+        fields["labels"] = labels_of(self.labels) if isinstance(self.labels, list) else None
+        if "multi_label" not in self.model_fields_set:
+            fields["multi_label"] = None
+        return Classification(**fields)
 
 
 def labels_of(labels: list[str | LabelObject]) -> tuple[Label, ...]:
