@@ -316,13 +316,20 @@ def _ratio(a: float | None, b: float | None) -> float | None:
     return round(a / b, 2) if a is not None and b else None
 
 
+# the slow clients' kinds (the module's docstring), each with an option saying how many attack
+ATTACKERS = {
+    "bodies": "slow bodies: a request head, then a byte of its body every --interval-s",
+    "heads": "slow heads: a request head a byte at a time, one every --interval-s (slowloris)",
+    "idle": "idle keep-alive connections: one complete request, then nothing",
+}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--url", required=True, help="the replica's (or nginx's) base URL")
     p.add_argument("--metrics-url", help="where /metrics is read (default: --url)")
-    p.add_argument("--bodies", type=int, default=300)
-    p.add_argument("--heads", type=int, default=300)
-    p.add_argument("--idle", type=int, default=300)
+    for kind, what in ATTACKERS.items():
+        p.add_argument(f"--{kind}", type=int, default=300, help=f"how many {what}")
     p.add_argument("--attack-s", type=float, default=20.0)
     p.add_argument("--baseline-s", type=float, default=10.0)
     p.add_argument("--every-s", type=float, default=0.1, help="the ordinary client's pace")
