@@ -22,27 +22,14 @@ $("api-key").addEventListener("change", () => {
   loadModels();
 });
 
+// each example: a text, its labels and a hypothesis template ("": the model's default)
 const PRESETS = {
-  "en-support": {
-    text: "I was charged twice for my order and still have not received a refund.",
-    labels: ["billing", "shipping", "refund", "praise"],
-    template: "The customer writes about {}.",
-  },
-  "en-news": {
-    text: "The striker scored twice as the home team won the cup final.",
-    labels: ["sports", "business", "politics", "technology"],
-    template: "This is a news article about {}.",
-  },
-  "zh-support": {
-    text: "我的快递三天了还没到，什么时候发货？",
-    labels: ["物流", "退款", "表扬", "商品质量"],
-    template: "",
-  },
-  "zh-news": {
-    text: "央行宣布下调存款准备金率0.5个百分点",
-    labels: ["财经", "体育", "科技", "娱乐"],
-    template: "这是一条关于{}的新闻",
-  },
+  "en-support": { text: "I was charged twice for my order and still have not received a refund.",
+    labels: ["billing", "shipping", "refund", "praise"], template: "The customer writes about {}." },
+  "en-news": { text: "The striker scored twice as the home team won the cup final.",
+    labels: ["sports", "business", "politics", "technology"], template: "This is a news article about {}." },
+  "zh-support": { text: "我的快递三天了还没到，什么时候发货？", labels: ["物流", "退款", "表扬", "商品质量"], template: "" },
+  "zh-news": { text: "央行宣布下调存款准备金率0.5个百分点", labels: ["财经", "体育", "科技", "娱乐"], template: "这是一条关于{}的新闻" },
 };
 
 // -- labels as chips ------------------------------------------------------------------------------
