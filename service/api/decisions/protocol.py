@@ -40,8 +40,12 @@ MAX_JSON_DEPTH, MAX_JSON_VALUES, MAX_JSON_BYTES = 32, 10_000, 256 * 1024
 ChoiceValue = StrictStr | StrictBool  # smart union of strict types: JSON true stays a bool, "true" a str
 
 
-def _strict(**kwargs: Any) -> ConfigDict:
-    return ConfigDict(extra="forbid", **kwargs)
+def strict_config(example: dict[str, Any] | None = None) -> ConfigDict:
+    """Both /v1 APIs' models: unknown fields refused (the SDKs send none); ``example``, where given, the
+    document's example of the model."""
+    if example is None:
+        return ConfigDict(extra="forbid")
+    return ConfigDict(extra="forbid", json_schema_extra={"example": example})
 
 
 def _no_null(value: Any, info) -> Any:
@@ -78,19 +82,19 @@ def named_model(model: str) -> str:  # both /v1 APIs' ``model``
 class CacheBreakpoint(BaseModel):
     """Marks the end of a reusable prompt prefix (accepted; this service caches every model row anyway)."""
 
-    model_config = _strict()
+    model_config = strict_config()
     mode: Literal["explicit"]
 
 
 class InputText(BaseModel):
-    model_config = _strict()
+    model_config = strict_config()
     type: Literal["input_text"]
     text: StrictStr
     prompt_cache_breakpoint: CacheBreakpoint | None = None
 
 
 class InputImage(BaseModel):
-    model_config = _strict()
+    model_config = strict_config()
     type: Literal["input_image"]
     image_url: StrictStr
     detail: Literal["low", "high", "auto", "original"] | None = None
@@ -100,7 +104,7 @@ class InputImage(BaseModel):
 class InputJson(BaseModel):
     """A JSON object or a list of objects, read as text."""
 
-    model_config = _strict()
+    model_config = strict_config()
     type: Literal["input_json"]
     data: dict[str, Any] | list[dict[str, Any]]
 
@@ -111,26 +115,26 @@ class InputJson(BaseModel):
 
 
 class QuestionText(BaseModel):
-    model_config = _strict()
+    model_config = strict_config()
     type: Literal["input_text"]
     text: StrictStr
 
 
 class QuestionImage(BaseModel):
-    model_config = _strict()
+    model_config = strict_config()
     type: Literal["input_image"]
     image_url: StrictStr
     detail: Literal["low", "high", "auto", "original"] | None = None
 
 
 class OutputText(BaseModel):
-    model_config = _strict()
+    model_config = strict_config()
     type: Literal["output_text"]
     text: StrictStr
 
 
 class RefusalPart(BaseModel):
-    model_config = _strict()
+    model_config = strict_config()
     type: Literal["refusal"]
     refusal: StrictStr
 
@@ -143,7 +147,7 @@ QuestionPart = Annotated[QuestionText | QuestionImage | InputJson, Field(discrim
 
 # -- input items ----------------------------------------------------------------------------------------
 class _Message(BaseModel):
-    model_config = _strict()
+    model_config = strict_config()
     type: Literal["message"] = "message"  # optional in the SDK (not nullable): messages go by role
 
     _type_not_null = field_validator("type", mode="before")(_no_null)
@@ -174,7 +178,7 @@ Status = Literal["in_progress", "completed", "incomplete"]
 
 
 class FunctionCall(BaseModel):
-    model_config = _strict()
+    model_config = strict_config()
     type: Literal["function_call"]
     call_id: StrictStr
     name: StrictStr
@@ -187,7 +191,7 @@ class FunctionCall(BaseModel):
 class _ToolOutput(BaseModel):
     """A tool's answer to an earlier call; a function's and a custom tool's differ only in their ``type``."""
 
-    model_config = _strict()
+    model_config = strict_config()
     type: str
     call_id: StrictStr
     output: StrictStr | list[ToolOutputPart] = Field(json_schema_extra=text_parts_only)
@@ -200,7 +204,7 @@ class FunctionCallOutput(_ToolOutput):
 
 
 class CustomToolCall(BaseModel):
-    model_config = _strict()
+    model_config = strict_config()
     type: Literal["custom_tool_call"]
     call_id: StrictStr
     name: StrictStr
@@ -253,7 +257,7 @@ Instructions = Annotated[
 
 
 class _Question(BaseModel):
-    model_config = _strict()
+    model_config = strict_config()
     instructions: Instructions
     # optional, not nullable (the SDK's `name: str`)
     name: OptionalString = None  # type: ignore[assignment]
@@ -266,7 +270,7 @@ class PredicateQuestion(_Question):
 
 
 class Choice(BaseModel):
-    model_config = _strict()
+    model_config = strict_config()
     # typed, no coercion either way (1 is not true)
     value: Annotated[
         ChoiceValue, BeforeValidator(_one_of(str | bool, "a choice's value is a string or a boolean (true, false)"))
@@ -302,7 +306,7 @@ class ChoiceQuestion(_Question):
 
 
 class Level(BaseModel):
-    model_config = _strict()
+    model_config = strict_config()
     label: StrictStr = Field(json_schema_extra=not_blank)
     description: OptionalString = None  # type: ignore[assignment]
 
@@ -328,42 +332,42 @@ Question = Annotated[PredicateQuestion | ChoiceQuestion | ScoreQuestion, Field(d
 
 
 class PromptCacheOptions(BaseModel):
-    model_config = _strict()
+    model_config = strict_config()
     mode: Literal["implicit", "explicit"] | None = None
     ttl: Literal["30m"] = "30m"  # "currently the only supported value"
 
     _ttl_not_null = field_validator("ttl", mode="before")(_no_null)
 
 
+# the document's example of a decision request
+DECISION_EXAMPLE = {
+    "model": "multilingual-e5-small",
+    "input": "My card was charged twice for one order",
+    "questions": [
+        {
+            "type": "choice",
+            "name": "team",
+            "instructions": "Which team should handle this message?",
+            "choices": [
+                {"value": "billing", "description": "payments, refunds and invoices"},
+                {"value": "shipping", "description": "delivery and parcels"},
+            ],
+        },
+        {"type": "predicate", "name": "double", "instructions": "The customer was charged twice."},
+        {
+            "type": "score",
+            "name": "anger",
+            "instructions": "How upset is the customer?",
+            "levels": [{"label": "calm"}, {"label": "annoyed"}, {"label": "angry"}],
+        },
+    ],
+}
+
+
 class DecisionCreateRequest(BaseModel):
     """``client.decisions.create(...)``'s body."""
 
-    model_config = _strict(
-        json_schema_extra={
-            "example": {
-                "model": "multilingual-e5-small",
-                "input": "My card was charged twice for one order",
-                "questions": [
-                    {
-                        "type": "choice",
-                        "name": "team",
-                        "instructions": "Which team should handle this message?",
-                        "choices": [
-                            {"value": "billing", "description": "payments, refunds and invoices"},
-                            {"value": "shipping", "description": "delivery and parcels"},
-                        ],
-                    },
-                    {"type": "predicate", "name": "double", "instructions": "The customer was charged twice."},
-                    {
-                        "type": "score",
-                        "name": "anger",
-                        "instructions": "How upset is the customer?",
-                        "levels": [{"label": "calm"}, {"label": "annoyed"}, {"label": "angry"}],
-                    },
-                ],
-            }
-        }
-    )
+    model_config = strict_config(example=DECISION_EXAMPLE)
 
     model: StrictStr = Field(json_schema_extra=not_blank)
     input: StrictStr | list[InputItem] = Field(json_schema_extra=not_blank)

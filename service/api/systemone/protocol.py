@@ -17,7 +17,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr, field_validator, model_validator
 
-from service.api.decisions.protocol import MAX_CHOICES, MAX_QUESTIONS, ModelList, bounded_json, named_model
+from service.api.decisions.protocol import (
+    MAX_CHOICES,
+    MAX_QUESTIONS,
+    ModelList,
+    bounded_json,
+    named_model,
+    strict_config,
+)
 from service.api.schema_rules import not_blank
 
 MEDIA = ("assets", "images", "audio", "videos")
@@ -32,14 +39,10 @@ def _bounded(value: Any) -> Any:
 Content = Annotated[StrictStr | dict[str, Any] | list[Any], AfterValidator(_bounded)]
 
 
-def _strict(**kwargs: Any) -> ConfigDict:
-    return ConfigDict(extra="forbid", **kwargs)
-
-
 class NoulCriteria(BaseModel):
     """What counts as a yes (``true``) and as a no (``false``); either may be left out or null."""
 
-    model_config = _strict()
+    model_config = strict_config()
     true: Content | None = None
     false: Content | None = None
 
@@ -47,7 +50,7 @@ class NoulCriteria(BaseModel):
 class NoulLabels(BaseModel):
     """pydecide's names for the two outcomes (``{"true": "positive", "false": "negative"}``)."""
 
-    model_config = _strict()
+    model_config = strict_config()
     true: StrictStr = Field(json_schema_extra=not_blank)
     false: StrictStr = Field(json_schema_extra=not_blank)
 
@@ -62,7 +65,7 @@ class NoulQuestion(BaseModel):
     """A yes/no question or statement; answered with the probability of yes (left out of the answers when it
     has nothing to judge: no instructions and no outcome described or named)."""
 
-    model_config = _strict()
+    model_config = strict_config()
     type: Literal["noul"]
     instructions: Content | None = None
     criteria: NoulCriteria | None = None
@@ -73,7 +76,7 @@ class SystemOneChoiceQuestion(BaseModel):
     """Pick one of the options named in ``criteria`` (each with a description, or null; left out of the
     answers when an option has neither a name nor a description to read)."""
 
-    model_config = _strict()
+    model_config = strict_config()
     type: Literal["choice"]
     instructions: Content | None = None
     criteria: dict[str, Content | None] = Field(json_schema_extra={"minProperties": 1, "maxProperties": MAX_CHOICES})
@@ -94,7 +97,7 @@ def _levels_schema(schema: dict[str, Any]) -> None:
 class SystemOneScoreQuestion(BaseModel):
     """Rate against ``criteria``: the levels' descriptions, lowest first (answered with their positions)."""
 
-    model_config = _strict()
+    model_config = strict_config()
     type: Literal["score"]
     instructions: Content | None = None
     criteria: list[Content] = Field(json_schema_extra=_levels_schema)
@@ -113,26 +116,26 @@ class SystemOneScoreQuestion(BaseModel):
 Question = Annotated[NoulQuestion | SystemOneChoiceQuestion | SystemOneScoreQuestion, Field(discriminator="type")]
 
 
+# the document's example of a System One request
+SYSTEMONE_EXAMPLE = {
+    "model": "multilingual-e5-small",
+    "state": "I was charged twice for one order. Please help.",
+    "questions": {
+        "billing": {"type": "noul", "instructions": "The message is about billing."},
+        "tone": {
+            "type": "choice",
+            "instructions": "What is the tone of this message?",
+            "criteria": {"calm": None, "angry": "upset or hostile"},
+        },
+        "urgency": {"type": "score", "criteria": ["Can wait", "Needs attention this week", "Urgent"]},
+    },
+}
+
+
 class SystemOneRequest(BaseModel):
     """``client.system_one(state=..., questions=..., model=...)``'s body."""
 
-    model_config = _strict(
-        json_schema_extra={
-            "example": {
-                "model": "multilingual-e5-small",
-                "state": "I was charged twice for one order. Please help.",
-                "questions": {
-                    "billing": {"type": "noul", "instructions": "The message is about billing."},
-                    "tone": {
-                        "type": "choice",
-                        "instructions": "What is the tone of this message?",
-                        "criteria": {"calm": None, "angry": "upset or hostile"},
-                    },
-                    "urgency": {"type": "score", "criteria": ["Can wait", "Needs attention this week", "Urgent"]},
-                },
-            }
-        }
-    )
+    model_config = strict_config(example=SYSTEMONE_EXAMPLE)
 
     model: StrictStr = Field(json_schema_extra=not_blank)
     state: Content = Field(json_schema_extra=not_blank)
