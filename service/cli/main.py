@@ -88,16 +88,17 @@ def main(argv: list[str] | None = None) -> int:
         help="ONNX variants to export at import (fp32 always; int8 for CPU; fp16 for CUDA), comma-separated",
     )
     imp.add_argument("--no-onnx", action="store_true", help="skip the ONNX export (torch runtime only)")
-    imp.add_argument("--text-prefix", help="embedding models: put before every text (e5: 'query: ')")
-    imp.add_argument("--label-prefix", help="embedding models: put before every label hypothesis (e5: 'passage: ')")
-    imp.add_argument("--logit-scale", type=float, help="embedding models: score = softmax(scale x cosine)")
-    imp.add_argument(
-        "--multi-label-bias", type=float, help="embedding models: multi-label score = sigmoid(scale x (cosine - bias))"
+    embedding = imp.add_argument_group("embedding models", "how an embedding model reads texts and scores labels")
+    embedding.add_argument("--text-prefix", help="put before every text (e5: 'query: ')")
+    embedding.add_argument("--label-prefix", help="put before every label hypothesis (e5: 'passage: ')")
+    embedding.add_argument("--logit-scale", type=float, help="score = softmax(scale x cosine)")
+    embedding.add_argument(
+        "--multi-label-bias", type=float, help="multi-label score = sigmoid(scale x (cosine - bias))"
     )
-    imp.add_argument(
+    embedding.add_argument(
         "--example-shift",
         type=float,
-        help="embedding models: taken off a text's cosine to a label's examples (text-to-text cosines sit higher)",
+        help="taken off a text's cosine to a label's examples (text-to-text cosines sit higher)",
     )
     imp.add_argument(
         "--languages", help="ISO 639-1 codes the model covers, comma-separated (default: known/model card)"
