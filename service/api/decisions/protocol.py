@@ -27,6 +27,7 @@ from pydantic import (
     field_validator,
 )
 
+from service.api.json_bounds import bounded_json
 from service.api.schema_rules import not_blank, optional_string, text_parts_only
 
 # OpenAI's fixed bounds (SDK docstrings; levels: langchain-openai and promptfoo, see the module docstring)
@@ -34,7 +35,6 @@ MAX_QUESTIONS = 400
 MIN_CHOICES, MAX_CHOICES = 2, 255
 MIN_LEVELS, MAX_LEVELS = 2, 10
 MAX_SAFETY_IDENTIFIER_CHARS = 128  # "Match Responses' limit": 128 characters
-MAX_JSON_DEPTH, MAX_JSON_VALUES, MAX_JSON_BYTES = 32, 10_000, 256 * 1024
 
 
 ChoiceValue = StrictStr | StrictBool  # smart union of strict types: JSON true stays a bool, "true" a str
@@ -394,30 +394,6 @@ class DecisionCreateRequest(BaseModel):
                 "send a hash of the user's id"
             )
         return value
-
-
-def bounded_json(data: Any, field: str) -> Any:
-    """``data`` within OpenAI's bounds on JSON read as text; a ``ValueError`` naming ``field`` otherwise."""
-    depth, values = _json_size(data)
-    if depth > MAX_JSON_DEPTH:
-        raise ValueError(f"{field} nests {depth} levels deep; the limit is {MAX_JSON_DEPTH}: flatten it")
-    if values > MAX_JSON_VALUES:
-        raise ValueError(f"{field} holds {values} values; the limit is {MAX_JSON_VALUES}: send less of it")
-    size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
-    if size > MAX_JSON_BYTES:
-        raise ValueError(f"{field} is {size} bytes as compact JSON; the limit is {MAX_JSON_BYTES} (256 KiB)")
-    return data
-
-
-def _json_size(data: Any, depth: int = 0) -> tuple[int, int]:
-    """(container depth, number of values) of a JSON value."""
-    if isinstance(data, dict):
-        inner = [_json_size(v, depth + 1) for v in data.values()]
-    elif isinstance(data, list):
-        inner = [_json_size(v, depth + 1) for v in data]
-    else:
-        return depth, 1
-    return max([depth + 1, *(d for d, _ in inner)]), 1 + sum(n for _, n in inner)
 
 
 # -- the answer -----------------------------------------------------------------------------------------

@@ -21,10 +21,10 @@ from service.api.decisions.protocol import (
     MAX_CHOICES,
     MAX_QUESTIONS,
     ModelList,
-    bounded_json,
     named_model,
     strict_config,
 )
+from service.api.json_bounds import bounded_json
 from service.api.schema_rules import not_blank
 
 MEDIA = ("assets", "images", "audio", "videos")
