@@ -29,7 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.label_calibration import Case, build_cases, frequent_classes, halves, load_sets, skewed
+from bench.calibration_sets import frequent_classes, halves, load_sets, skewed
+from bench.label_calibration import Case, build_cases
 from harness.report import table
 from loadtest.workload import SHARED
 from service.core import calibration as cal

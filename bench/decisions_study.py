@@ -48,14 +48,13 @@ import random
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
 
-from bench.calibrate import fit_scale, halves, stratified
-from harness import ROOT
+from bench.calibrate import fit_scale, halves
+from bench.decision_sets import LabelledSet, load_sets
 from harness.progress import say
 from harness.report import result_folder, table
 from harness.store import stored_model, use_home
@@ -74,7 +73,6 @@ from service.core.decisions import (
 )
 from service.core.scoring import prompt_ensemble
 
-DATA = ROOT / "loadtest" / "data"
 BUNDLED = ("multilingual-e5-small", "all-minilm-l6-v2")
 BINS = 15
 # Statements about anything, written for this study: the cohort a text's similarity to a statement is
@@ -113,97 +111,6 @@ COHORT_STATEMENTS = (
     "The text tells a story.",
     "The text is about traffic.",
 )
-
-
-@dataclass
-class LabelledSet:
-    name: str
-    lang: str
-    texts: list[str]
-    labels: np.ndarray  # index into classes
-    classes: list[str]
-    statement: str  # the predicate's wording, with {} for the class
-    question: str  # the same as a question
-    instructions: tuple[str, ...]  # realistic instructions of a choice question over the classes
-    descriptions: dict[str, str] = field(default_factory=dict)  # class -> a description (phrasings file)
-
-
-def _first_phrasings(path: Path) -> dict[str, str]:
-    return {k: v[0] for k, v in yaml.safe_load(path.read_text(encoding="utf-8")).items()}
-
-
-def load_sets(per_class: int, cic_per_intent: int | None, seed: int) -> list[LabelledSet]:
-    out = []
-    names = (SHARED / "thucnews_classes.txt").read_text(encoding="utf-8").split()
-    rows = [line.rsplit("\t", 1) for line in (SHARED / "thucnews_test.tsv").read_text(encoding="utf-8").splitlines()]
-    rows = stratified([(t, names[int(i)]) for t, i in rows if t], per_class, seed)
-    out.append(
-        _labelled(
-            "thucnews",
-            "zh",
-            rows,
-            names,
-            "这条新闻是关于{}的。",
-            "这条新闻是关于{}的吗？",
-            ("这条新闻属于哪个类别？", "What is this news headline about?"),
-            _first_phrasings(DATA / "thucnews-phrasings.yaml"),
-        )
-    )
-    intents = [json.loads(line)["label_des"] for line in (SHARED / "cic_labels.json").read_text().splitlines() if line]
-    rows = [json.loads(line) for line in (SHARED / "cic_test_public.jsonl").read_text(encoding="utf-8").splitlines()]
-    rows = [(r["sentence"], r["label_des"]) for r in rows if r.get("sentence")]
-    if cic_per_intent:
-        rows = stratified(rows, cic_per_intent, seed)
-    # CIC's intents are statements already (买家咨询是否有活动: "the buyer asks whether there is a sale")
-    out.append(
-        _labelled("cic", "zh", rows, intents, "{}", "{}吗？", ("买家的意图是什么？", "What does the customer want?"))
-    )
-    workload = [json.loads(line) for line in WORKLOAD.read_text(encoding="utf-8").splitlines() if line]
-    for domain, statement, question, instructions, phrasings in (
-        (
-            "news",
-            "This news is about {}.",
-            "Is this news about {}?",
-            ("What is this news headline about?", "Which section of the newspaper does this belong in?"),
-            "news-phrasings.yaml",
-        ),
-        (
-            "support",
-            "The customer writes about {}.",
-            "Does the customer write about {}?",
-            ("What does the customer write about?", "Which team should handle this message?"),
-            "support-phrasings.yaml",
-        ),
-    ):
-        rows = [(r["text"], r["label"]) for r in workload if r["lang"] == "en" and r["domain"] == domain]
-        classes = sorted({c for _, c in rows})
-        out.append(
-            _labelled(
-                f"en-{domain}",
-                "en",
-                rows,
-                classes,
-                statement,
-                question,
-                instructions,
-                _first_phrasings(DATA / phrasings),
-            )
-        )
-    return out
-
-
-def _labelled(name, lang, rows, classes, statement, question, instructions, descriptions=None) -> LabelledSet:
-    return LabelledSet(
-        name,
-        lang,
-        [t for t, _ in rows],
-        np.array([classes.index(c) for _, c in rows]),
-        list(classes),
-        statement,
-        question,
-        instructions,
-        descriptions or {},
-    )
 
 
 # -- (c) ordinal data ---------------------------------------------------------------------------------------

@@ -28,7 +28,8 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from bench.label_calibration import DEFAULT_CACHE, Embedder, example_split, load_sets
+from bench.calibration_sets import load_sets
+from bench.label_calibration import DEFAULT_CACHE, Embedder, example_split
 from harness.launchers import bento_serve
 from harness.net import free_port
 from harness.process import running
