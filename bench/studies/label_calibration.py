@@ -1,7 +1,7 @@
 """Label calibration study: per-label offsets learned from unlabelled texts, in process (no server).
 
-    .venv/bin/python -m bench.label_calibration            # -> results/label-calibration-<date>/
-    .venv/bin/python -m bench.label_calibration --smoke    # small samples, 2 seeds (-smoke folder)
+    .venv/bin/python -m bench.studies.label_calibration            # -> results/label-calibration-<date>/
+    .venv/bin/python -m bench.studies.label_calibration --smoke    # small samples, 2 seeds (-smoke folder)
 
 On a 2-core machine, one thread: the first run embeds ~12,000 texts (~4 min for e5), later runs read the
 embeddings from ``--cache`` and take ~2 min (smoke: ~1 min).
@@ -732,7 +732,7 @@ def main(argv: list[str] | None = None) -> int:
         sets[0].extra, sets[0].extra_truth = sets[0].extra[::8], sets[0].extra_truth[::8]  # sorted by class
     models = [m for m in args.models.split(",") if m]
     cases, embedders = build_cases(models, sets, args.cache)
-    results: dict = {"date": time.strftime("%Y-%m-%d"), "command": "python -m bench.label_calibration"
+    results: dict = {"date": time.strftime("%Y-%m-%d"), "command": "python -m bench.studies.label_calibration"
                      + (" --smoke" if args.smoke else ""), "models": [embedders[m].tag for m in models],
                      "config": {k: getattr(CHOSEN, k) for k in CHOSEN.__dataclass_fields__}, "cases": []}  # fmt: skip
     for case in cases:

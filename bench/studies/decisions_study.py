@@ -1,8 +1,10 @@
 """What OpenAI-shaped decision questions should do with an embedding model, measured in process (no server).
 
-    .venv/bin/python -m bench.decisions_study                       # both bundled models (~8 min on 1 thread)
-    .venv/bin/python -m bench.decisions_study --smoke               # a small sample, every step (~2 min)
-    .venv/bin/python -m bench.decisions_study --write-calibration   # also write service/core/predicate_calibration.json
+    .venv/bin/python -m bench.studies.decisions_study                      # both bundled models (~8 min on 1 thread)
+    .venv/bin/python -m bench.studies.decisions_study --smoke              # a small sample, every step (~2 min)
+    .venv/bin/python -m bench.studies.decisions_study --write-calibration  # also write the server's calibration file
+
+``--write-calibration`` rewrites ``service/core/predicate_calibration.json``, the fitted values the server ships.
 
 Every text and every hypothesis is embedded once per model with the model's stored prefixes, on one CPU
 thread; single-label scores are ``softmax(scale * cos)`` and a single label's ``sigmoid(scale * (cos -
@@ -53,8 +55,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.calibrate import fit_scale, halves
 from bench.decision_sets import LabelledSet, load_sets
+from bench.studies.calibrate import fit_scale, halves
 from harness.progress import say
 from harness.report import result_folder, table
 from harness.store import stored_model, use_home
@@ -677,7 +679,7 @@ def choice_probabilities(model: Embedder, cases: Sequence[tuple]) -> dict:
     the instructions' words with every other choice, so the cosines draw together and the model's softmax
     scale (fitted on bare labels) gives flat distributions. The sharpening ``t`` (probabilities to the power
     t, renormalised: the softmax at t times the scale) is fitted on the fitting halves (temperature
-    scaling, the geometric mean over sets and instructions, as bench/calibrate.py fits the scale) and every
+    scaling, the geometric mean over sets and instructions, as bench/studies/calibrate.py fits the scale) and every
     distribution is measured on the other halves: NLL of the true choice, ECE of the top probability
     (15 bins), mean top probability and confidence."""
     scale = model.spec.logit_scale
@@ -778,9 +780,9 @@ def report(results: dict, args: argparse.Namespace, took: float) -> str:
     lines = [
         f"# Decisions study ({time.strftime('%Y-%m-%d')})",
         "",
-        f"`python -m bench.decisions_study{' --smoke' if args.smoke else ''}` — {took / 60:.1f} min on "
+        f"`python -m bench.studies.decisions_study{' --smoke' if args.smoke else ''}` — {took / 60:.1f} min on "
         f"{args.threads} CPU thread(s); models: {', '.join(results)}; seed {args.seed}. "
-        "The method: `bench/decisions_study.py`'s docstring.",
+        "The method: `bench/studies/decisions_study.py`'s docstring.",
         "",
     ]
     for r in results.values():
@@ -935,7 +937,7 @@ def write_calibration(results: dict, path: Path) -> None:
         "* x + intercept), x the input's cosine to the statement t-normalised by its cosines to the cohort statements "
         "(on: t-norm), with the model's prefixes, for even prior odds. Choices worded as answers to their "
         "instructions: probabilities to the power choice_sharpen, renormalised. Written by `python -m "
-        "bench.decisions_study --write-calibration`; held_out: measured on texts the fit never saw."
+        "bench.studies.decisions_study --write-calibration`; held_out: measured on texts the fit never saw."
     )
     path.write_text(json.dumps({"about": about, "models": models}, indent=2, ensure_ascii=False) + "\n", "utf-8")
 

@@ -1,7 +1,7 @@
 """Accuracy and score calibration of an embedding model on labelled data, in process (no server).
 
-    .venv/bin/python -m bench.calibrate --model multilingual-e5-small          # fit, then report
-    .venv/bin/python -m bench.calibrate --model all-minilm-l6-v2 --no-fit
+    .venv/bin/python -m bench.studies.calibrate --model multilingual-e5-small          # fit, then report
+    .venv/bin/python -m bench.studies.calibrate --model all-minilm-l6-v2 --no-fit
 
 For each labelled set it embeds every text and every class name once (with the model's stored prefixes,
 or the ones given) and computes the cosine of each text with each class, then:
