@@ -13,5 +13,6 @@ ships).
 - Accuracy through a served model: ``accuracy`` (``make accuracy``), ``calibration_eval`` (label
   calibration), ``decisions_eval`` (OpenAI's Decisions API), ``systemone_eval`` (the System One API),
   ``examples`` (label examples).
-- Shared by tools and studies: ``decision_sets`` and ``calibration_sets`` (the labelled sets and splits).
+- Shared by tools and studies: ``decision_sets`` and ``calibration_sets`` (the labelled sets and splits),
+  ``predicate_calibration`` (the writer of the decision calibration file the server ships).
 """

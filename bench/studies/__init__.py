@@ -2,11 +2,13 @@
 quantizations, fitted values) in process, and chose one. A study is rerun only to revisit its question; its
 recorded runs in ``results/`` and the docs that cite them are its answer. A tool (``bench/``) measures the
 product as shipped, through what ships, and is rerun whenever the code changes. Studies may import tools and
-the shared modules of ``bench/`` (``decision_sets``, ``calibration_sets``); no tool imports a study.
+the shared modules of ``bench/`` (``decision_sets``, ``calibration_sets``, ``predicate_calibration``); no tool
+imports a study.
 
 - ``decisions_study``: what OpenAI-shaped decision questions do with an embedding model: predicate features
   and their calibration, choice wordings and sharpening, ordinal scores (docs/decisions.md);
-  ``--write-calibration`` rewrites the shipped ``service/core/predicate_calibration.json``.
+  ``--write-calibration`` rewrites the shipped ``service/core/predicate_calibration.json`` (through
+  ``bench.predicate_calibration``).
 - ``label_calibration``: label calibration from unlabelled texts: the service's estimator against the
   candidates it was chosen from, protocols, drift, thresholds, label examples (docs/evaluation.md).
 - ``calibration_estimators``: which estimator turns unlabelled texts into label offsets, on skewed and

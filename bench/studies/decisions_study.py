@@ -4,7 +4,8 @@
     .venv/bin/python -m bench.studies.decisions_study --smoke              # a small sample, every step (~2 min)
     .venv/bin/python -m bench.studies.decisions_study --write-calibration  # also write the server's calibration file
 
-``--write-calibration`` rewrites ``service/core/predicate_calibration.json``, the fitted values the server ships.
+``--write-calibration`` rewrites ``service/core/predicate_calibration.json``, the fitted values the server ships
+(``bench.predicate_calibration`` writes the file).
 
 Every text and every hypothesis is embedded once per model with the model's stored prefixes, on one CPU
 thread; single-label scores are ``softmax(scale * cos)`` and a single label's ``sigmoid(scale * (cos -
@@ -56,6 +57,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.decision_sets import LabelledSet, load_sets
+from bench.predicate_calibration import model_entry, predicate_fields, write_calibrations
 from bench.studies.calibrate import fit_scale, halves
 from harness.progress import say
 from harness.report import result_folder, table
@@ -518,10 +520,7 @@ def study_predicates(model: Embedder, sets: Sequence[LabelledSet], seed: int, bo
         "calibration": {
             "model": model.tag.split(":")[0],
             "tag": model.tag,
-            "on": shipped.on,
-            "slope": shipped.slope,
-            "intercept": shipped.intercept,
-            "cohort": list(shipped.cohort),
+            **predicate_fields(shipped),
             "text_prefix": spec.text_prefix,
             "label_prefix": spec.label_prefix,
             "fitted_on": f"balanced (text, statement) pairs of half of the texts of {', '.join(names)} (seed {seed}), "
@@ -919,27 +918,13 @@ def report(results: dict, args: argparse.Namespace, took: float) -> str:
 
 
 def write_calibration(results: dict, path: Path) -> None:
-    table_ = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    models = table_.get("models", {})
+    """Each model's shipped predicate calibration and choice sharpening into the server's file at ``path``."""
+    entries = {}
     for r in results.values():
         b = r["instructions"]
-        held = [x for x in b["probability_rows"] if x["wording"].endswith("(shipped)")]
-        models[r["revision"]] = {
-            **r["predicates"]["calibration"],
-            "choice_sharpen": round(b["sharpen"], 4),
-            "choice_held_out": {
-                "nll": round(float(np.mean([x["nll"] for x in held])), 4),
-                "top_ece": round(float(np.mean([x["top_ece"] for x in held])), 4),
-            },
-        }
-    about = (
-        "Decision calibration per model revision (service/core/decisions.py reads it). Predicates: p = sigmoid(slope "
-        "* x + intercept), x the input's cosine to the statement t-normalised by its cosines to the cohort statements "
-        "(on: t-norm), with the model's prefixes, for even prior odds. Choices worded as answers to their "
-        "instructions: probabilities to the power choice_sharpen, renormalised. Written by `python -m "
-        "bench.studies.decisions_study --write-calibration`; held_out: measured on texts the fit never saw."
-    )
-    path.write_text(json.dumps({"about": about, "models": models}, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        shipped = [x for x in b["probability_rows"] if x["wording"].endswith("(shipped)")]
+        entries[r["revision"]] = model_entry(r["predicates"]["calibration"], b["sharpen"], shipped)
+    write_calibrations(entries, path)
 
 
 def main(argv: list[str] | None = None) -> int:
