@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.decision_sets import stratified
 from loadtest.workload import WORKLOAD
 
 
@@ -31,24 +32,12 @@ class LabelledSet:
     extra_truth: np.ndarray | None = None  # their classes: the drift stream's composition, never an estimator's
 
 
-def _stratified(rows: list[tuple[str, int]], per_class: int, rng: random.Random) -> list[tuple[str, int]]:
-    by_class: dict[int, list[tuple[str, int]]] = defaultdict(list)
-    for row in rows:
-        by_class[row[1]].append(row)
-    out = []
-    for c in sorted(by_class):
-        picked = by_class[c][:]
-        rng.shuffle(picked)
-        out += picked[:per_class]
-    return out
-
-
 def load_sets(datasets: Path, thucnews_per_class: int = 200, cic_limit: int = 0, seed: int = 7) -> list[LabelledSet]:
     out = []
     names = (datasets / "thucnews_classes.txt").read_text(encoding="utf-8").split()
     rows = [line.rsplit("\t", 1) for line in (datasets / "thucnews_test.tsv").read_text(encoding="utf-8").splitlines()]
     rows = [(t, int(i)) for t, i in rows if t]
-    sample = _stratified(rows, thucnews_per_class, random.Random(seed))  # the file is sorted by class
+    sample = stratified(rows, thucnews_per_class, seed)  # the file is sorted by class
     chosen = set(sample)
     out.append(LabelledSet(
         "thucnews", "zh", [t for t, _ in sample], np.array([c for _, c in sample]), names,

@@ -12,6 +12,7 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import yaml
@@ -20,10 +21,13 @@ from harness import ROOT
 from loadtest.workload import SHARED, WORKLOAD
 
 DATA = ROOT / "loadtest" / "data"
+L = TypeVar("L", str, int)  # a row's class: a name or an index
 
 
-def stratified(rows: list[tuple[str, str]], per_class: int, seed: int) -> list[tuple[str, str]]:
-    by_class: dict[str, list[tuple[str, str]]] = defaultdict(list)
+def stratified(rows: list[tuple[str, L]], per_class: int, seed: int) -> list[tuple[str, L]]:
+    """Up to ``per_class`` rows of each class (the second item: a name or an index), classes in sorted order,
+    each class's rows shuffled by one generator seeded with ``seed``."""
+    by_class: dict[L, list[tuple[str, L]]] = defaultdict(list)
     for row in rows:
         by_class[row[1]].append(row)
     rng = random.Random(seed)
