@@ -149,7 +149,7 @@ loadtest: system-deps venv
 	$(BIN)/python -m loadtest.compare $(LOADTEST_ARGS)
 
 int8-study: venv
-	$(BIN)/python -m bench.int8 $(INT8_ARGS)
+	$(BIN)/python -m bench.studies.int8 $(INT8_ARGS)
 
 loadtest-smoke: system-deps venv
 	$(BIN)/python -m loadtest.compare --smoke $(LOADTEST_ARGS)

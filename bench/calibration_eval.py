@@ -4,7 +4,7 @@
     .venv/bin/python -m bench.calibration_eval --smoke    # 2 seeds, 5 s load steps (-smoke folder)
 
 Everything goes through a served default model (multilingual-e5-small), over HTTP, no in-process shortcut.
-The data and the splits are the study's (``bench/label_calibration.py``): THUCNews (2,000 headlines
+The data and the splits are the study's (``bench/calibration_sets.py``): THUCNews (2,000 headlines
 stratified, bare class names and the task template), CIC (all 2,000 utterances, 118 intents), the project's
 English rows (news and support, bare and with a template). Top-1 accuracy, labels never sent to the service:
 
@@ -46,7 +46,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from bench.label_calibration import LabelledSet, frequent_classes, halves, load_sets, skewed
+from bench.calibration_sets import LabelledSet, frequent_classes, halves, load_sets, skewed
 from harness.launchers import bento_serve
 from harness.net import free_port
 from harness.process import running

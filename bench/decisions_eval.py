@@ -8,7 +8,7 @@ CIC's 118 intents). Everything goes over HTTP:
 
 - **accuracy**: each set's texts (THUCNews: 100 headlines per class, 10 classes; CIC: all 2,000 utterances,
   118 intents; the project's English news and support rows) asked as one **choice** question whose choices
-  are the classes, with each of the set's two realistic instructions (``bench.decisions_study``), through
+  are the classes, with each of the set's two realistic instructions (``bench.decision_sets``), through
   the official ``openai`` SDK (``client.decisions.create``, one request per text, 8 threads); the same texts
   through ``/classify_batch`` with the same labels. Top-1 accuracy side by side.
 - **requests/s**: ``/v1/decisions`` with one choice question over THUCNews' 10 classes against ``/classify``
@@ -31,7 +31,7 @@ import httpx
 import numpy as np
 import openai
 
-from bench.decisions_study import LabelledSet, load_sets
+from bench.decision_sets import LabelledSet, load_sets
 from harness.launchers import bento_serve
 from harness.net import free_port
 from harness.process import running

@@ -7,7 +7,7 @@ requests/s.
 One replica of the default model (multilingual-e5-small), the settings of ``bench.decisions_eval`` (a fixed
 in-flight bound). Everything goes over HTTP:
 
-- **accuracy**: THUCNews (100 headlines per class, 10 classes; the study's sample) asked as one System One
+- **accuracy**: THUCNews (100 headlines per class, 10 classes; ``bench.decision_sets``' sample) asked as one System One
   **choice** whose criteria are the classes, through ``typesafe-sdk`` (8 threads), bare and with each of the
   set's two instructions; the same texts through ``/classify_batch`` with the same labels. A **noul** on
   CIC's upset and pleased buyers (``loadtest.workload.cic_moods``: real customer messages): its ROC AUC.
@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 import typesafe_sdk as ts
 
+from bench.decision_sets import LabelledSet, load_sets
 from bench.decisions_eval import ENV, MODEL, load_options, measured, question, through_classify
-from bench.decisions_study import LabelledSet, load_sets
 from harness.launchers import bento_serve
 from harness.net import free_port
 from harness.process import running

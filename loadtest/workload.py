@@ -48,7 +48,7 @@ def _shared_rows(limit: int) -> list[Row]:
     return out
 
 
-CIC_MOODS = {  # CIC intents by the buyer's mood (bench.decisions_study's groups): 0 upset, 1 pleased
+CIC_MOODS = {  # CIC intents by the buyer's mood (bench.studies.decisions_study's groups): 0 upset, 1 pleased
     0: ("买家表达不满/生气", "买家抱怨商品涨价了", "买家表示伤心难过"),
     1: ("买家表达赞美/满意", "买家表示麻烦卖家，表达感谢"),
 }

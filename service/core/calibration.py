@@ -29,14 +29,14 @@ texts won by one label count for at most a balanced share of the sample (1/K; wi
 ``cap_floor``, 10%). A balanced sample has weights of 1 (the plain mean); a skewed one is re-balanced by
 predicted class. The plain mean over a sample where one class is 5-10x as frequent learns that class's
 in-class lift as bias (THUCNews, answering such samples: -0.034 accuracy on average against no
-correction; capped: +0.007). bench/label_calibration.py compares this with the plain mean, leave-the-winner-out,
+correction; capped: +0.007). bench/studies/label_calibration.py compares this with the plain mean, leave-the-winner-out,
 posterior-weighted means (with and without an EM prior), the median, prior matching and content-free
 inputs.
 
 **Coverage**: a sample where one label wins nearly every text says nothing about the other labels'
 background, and its offsets would only push that label down (one client's stream of one class, or a
 flood): the offsets are scaled down when the raw winners do not spread over the labels (``coverage``).
-A cap of 1.5 / K instead of 1 / K was measured too (bench/calibration_estimators.py, docs/evaluation.md
+A cap of 1.5 / K instead of 1 / K was measured too (bench/studies/calibration_estimators.py, docs/evaluation.md
 "Which estimator"): a little more of a balanced sample's correction, and a common label learned as a
 biased one again, so the cap stays at 1 / K.
 
@@ -434,7 +434,7 @@ def blend_shares(weight: float, counts: Sequence[int], reference: int = 3) -> np
     """The wording's share in each label's blend when the wording is worth a fixed number of examples:
     ``n0 / (n0 + k)`` for a label with ``k`` examples, with ``n0 = reference * weight / (1 - weight)``, so
     a label with ``reference`` examples gets exactly ``weight``; 0 and 1 keep their meaning (prototype
-    only, wording only). Measured (bench/label_calibration.py): one fixed share is too much wording for
+    only, wording only). Measured (bench/studies/label_calibration.py): one fixed share is too much wording for
     labels with many examples (CIC, 7 per label: blend 0.2 under the plain prototype) and too little for
     labels with few."""
     k = np.asarray(counts, dtype=np.float64)

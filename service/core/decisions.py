@@ -13,7 +13,7 @@ A decision question becomes an ordinary classification (the HTTP layer builds it
 - **confidence** (choice and score): how concentrated the distribution is, ``1 - H(p) / ln K`` (0 for a
   uniform distribution, 1 for a certain one). langchain-openai documents OpenAI's field as "derived from
   the distribution ... how concentrated the distribution is; it is not the selected value's probability";
-  ``bench/decisions_study.py`` measures how well it ranks right answers above wrong ones next to the top
+  ``bench/studies/decisions_study.py`` measures how well it ranks right answers above wrong ones next to the top
   probability.
 - **predicate**: one statement scored on its own, which the service already does for a single label: the
   pairwise score, ``sigmoid(scale * (cos - bias))`` for an embedding model, ``softmax([contradiction,
@@ -23,13 +23,13 @@ A decision question becomes an ordinary classification (the HTTP layer builds it
   close to every "买家..." statement). So a model with a fitted ``PredicateProbabilityMap`` answers with Platt
   scaling of the **T-normalised** cosine, as speaker verification normalises scores: the input's cosine to
   the statement, minus the mean and over the spread of its cosines to a fixed cohort of unrelated
-  statements, ``sigmoid(slope * (cos - mean) / std + intercept)``. Measured (bench/decisions_study.py) it
+  statements, ``sigmoid(slope * (cos - mean) / std + intercept)``. Measured (bench/studies/decisions_study.py) it
   is the one feature whose calibration carries across data sets: fitted on balanced pairs and on the natural
   ratio it gets the same slope, only the intercept moves by the log prior odds. The cosines are recovered
   exactly from the pairwise scores, so the HTTP layer needs nothing beyond the scores ``Pipeline.classify``
   returns: the statement's, and (one more classification per request, ``multi_label``) the cohort's.
   The fitted values and their measured calibration: ``predicate_calibration.json`` (written by ``python -m
-  bench.decisions_study --write-calibration``), keyed by the model's revision; the probability assumes
+  bench.studies.decisions_study --write-calibration``), keyed by the model's revision; the probability assumes
   even prior odds (``with_base_rate`` moves it to a known base rate).
 """
 

@@ -42,7 +42,7 @@ KNOWN_MODELS: dict[str, KnownModel] = {
         # labels are short descriptions of a class, retrieved by the text (docs/evaluation.md compares both)
         text_prefix="query: ",
         label_prefix="passage: ",
-        # fitted on half of THUCNews / CIC / the workload's English rows (python -m bench.calibrate,
+        # fitted on half of THUCNews / CIC / the workload's English rows (python -m bench.studies.calibrate,
         # docs/evaluation.md): e5's cosines sit in a narrow band (true class 0.85, others 0.83 on THUCNews),
         # so MiniLM's 20 and 0.3 do not carry over. Scale: temperature scaling (geometric mean over the
         # sets, 65-179); bias: the cosine that best separates true from false pairs (0.78-0.88 by set).

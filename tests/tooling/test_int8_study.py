@@ -1,4 +1,4 @@
-"""The int8 study's bookkeeping (bench/int8.py): calibration text never overlaps what is evaluated, the
+"""The int8 study's bookkeeping (bench/studies/int8.py): calibration text never overlaps what is evaluated, the
 top-1/margin maths, agreement and accuracy per group, and the default rule of issue 17."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.int8 import EvalSet, calibration_texts, eval_sets, judge, meets, top1, verdict
+from bench.studies.int8 import EvalSet, calibration_texts, eval_sets, judge, meets, top1, verdict
 from loadtest.workload import SHARED
 
 needs_data = pytest.mark.skipif(not (SHARED / "thucnews_test.tsv").is_file(), reason="../shared/datasets missing")

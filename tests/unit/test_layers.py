@@ -149,7 +149,8 @@ def test_importing_the_service_module_stays_cheap():
 
 def test_tooling_imports_point_one_way():
     """Tooling beside the product has its own order: harness (starting and measuring processes) <- loadtest
-    (load tests, and the models both serve) <- bench (benchmarks and studies). Nothing imports back up."""
+    (load tests, and the models both serve) <- bench (measurement tools) <- bench/studies (one-off studies).
+    Nothing imports back up."""
     below = {"harness": ("loadtest", "bench"), "loadtest": ("bench",)}
     wrong = []
     for folder, above in below.items():
@@ -157,3 +158,17 @@ def test_tooling_imports_point_one_way():
             ups = sorted(m for m in imports_of(path) if m.split(".")[0] in above)
             wrong += [f"{path.relative_to(ROOT)} -> {m}" for m in ups]
     assert not wrong, "tooling imports that point up:\n" + "\n".join(wrong)
+
+
+def test_no_tool_imports_a_study():
+    """A tool (bench/*.py, rerun whenever the code changes) measures what ships; a study (bench/studies/)
+    answered a question once. A tool needs nothing of a study: what both use (the labelled sets, the
+    calibration file's writer) lives on the tool side."""
+    tools = list((ROOT / "bench").glob("*.py"))
+    wrong = [
+        f"{path.relative_to(ROOT)} -> {m}"
+        for path in tools
+        for m in sorted(imports_of(path))
+        if m == "bench.studies" or m.startswith("bench.studies.")
+    ]
+    assert tools and not wrong, "tools that import a study:\n" + "\n".join(wrong)

@@ -228,7 +228,9 @@ def test_a_calibration_is_found_by_revision_and_prefixes(tmp_path):
 
 def test_the_shipped_calibrations_load():
     table = load_calibrations()
-    assert table, f"{decisions.CALIBRATION_FILE} is missing: python -m bench.decisions_study --write-calibration"
+    assert table, (
+        f"{decisions.CALIBRATION_FILE} is missing: python -m bench.studies.decisions_study --write-calibration"
+    )
     for revision, entry in table.items():
         spec = ModelSpec(
             kind="embedding",

@@ -1,7 +1,7 @@
 """int8 candidates against fp32, in one run: top-1 agreement, accuracy change and speed per bundled encoder.
 
     make int8-study                                   # both bundled models (about 25 minutes on 2 cores)
-    .venv/bin/python -m bench.int8 --models all-minilm-l6-v2 --sensitivity-texts 64   # a quicker look
+    .venv/bin/python -m bench.studies.int8 --models all-minilm-l6-v2 --sensitivity-texts 64   # a quicker look
 
 Per model (from the BentoML store; imported on first use) it takes the fused fp32 ONNX graph the import
 writes and builds each candidate next to it, in a work folder, never in the store:

@@ -1,7 +1,7 @@
 """Label calibration study: per-label offsets learned from unlabelled texts, in process (no server).
 
-    .venv/bin/python -m bench.label_calibration            # -> results/label-calibration-<date>/
-    .venv/bin/python -m bench.label_calibration --smoke    # small samples, 2 seeds (-smoke folder)
+    .venv/bin/python -m bench.studies.label_calibration            # -> results/label-calibration-<date>/
+    .venv/bin/python -m bench.studies.label_calibration --smoke    # small samples, 2 seeds (-smoke folder)
 
 On a 2-core machine, one thread: the first run embeds ~12,000 texts (~4 min for e5), later runs read the
 embeddings from ``--cache`` and take ~2 min (smoke: ~1 min).
@@ -47,14 +47,15 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
+from bench.calibration_sets import LabelledSet, frequent_classes, halves, load_sets, skewed
 from harness.progress import say
 from harness.report import pyplot, result_folder, save, table
-from loadtest.workload import SHARED, WORKLOAD
+from loadtest.workload import SHARED
 from service.core import calibration as cal
 from service.core.scoring import example_evidence, prompt_ensemble
 
@@ -65,66 +66,6 @@ CHOSEN = cal.CalibrationConfig()
 
 
 # -- data -------------------------------------------------------------------------------------------------
-@dataclass
-class LabelledSet:
-    name: str
-    lang: str
-    texts: list[str]
-    truth: np.ndarray  # class index per text
-    classes: list[str]  # the candidate labels (those that occur and any that never do)
-    # wording variant -> one hypothesis per class (the label side the service embeds, before its prefix)
-    wordings: dict[str, list[str]] = field(default_factory=dict)
-    extra: list[str] = field(default_factory=list)  # unlabelled texts of the same task (an estimation pool)
-    extra_truth: np.ndarray | None = None  # their classes: the drift stream's composition, never an estimator's
-
-
-def _stratified(rows: list[tuple[str, int]], per_class: int, rng: random.Random) -> list[tuple[str, int]]:
-    by_class: dict[int, list[tuple[str, int]]] = defaultdict(list)
-    for row in rows:
-        by_class[row[1]].append(row)
-    out = []
-    for c in sorted(by_class):
-        picked = by_class[c][:]
-        rng.shuffle(picked)
-        out += picked[:per_class]
-    return out
-
-
-def load_sets(datasets: Path, thucnews_per_class: int = 200, cic_limit: int = 0, seed: int = 7) -> list[LabelledSet]:
-    out = []
-    names = (datasets / "thucnews_classes.txt").read_text(encoding="utf-8").split()
-    rows = [line.rsplit("\t", 1) for line in (datasets / "thucnews_test.tsv").read_text(encoding="utf-8").splitlines()]
-    rows = [(t, int(i)) for t, i in rows if t]
-    sample = _stratified(rows, thucnews_per_class, random.Random(seed))  # the file is sorted by class
-    chosen = set(sample)
-    out.append(LabelledSet(
-        "thucnews", "zh", [t for t, _ in sample], np.array([c for _, c in sample]), names,
-        {"bare": names, "template": [f"这是一条关于{n}的新闻" for n in names]},
-        [t for t, c in rows if (t, c) not in chosen], np.array([c for t, c in rows if (t, c) not in chosen]),
-    ))  # fmt: skip
-    labels = [json.loads(line) for line in (datasets / "cic_labels.json").read_text(encoding="utf-8").splitlines()]
-    intents = [r["label_des"] for r in sorted(labels, key=lambda r: int(r["label"]))]
-    cic = [json.loads(line) for line in (datasets / "cic_test_public.jsonl").read_text(encoding="utf-8").splitlines()]
-    if cic_limit:
-        cic = random.Random(seed).sample(cic, cic_limit)
-    out.append(LabelledSet(
-        "cic", "zh", [r["sentence"] for r in cic], np.array([intents.index(r["label_des"]) for r in cic]), intents,
-        {"bare": intents, "no-buyer": [i.removeprefix("买家") for i in intents]},
-    ))  # fmt: skip
-    workload = [json.loads(line) for line in WORKLOAD.read_text(encoding="utf-8").splitlines() if line.strip()]
-    for domain, template in (
-        ("news", "This is a news article about {}."),
-        ("support", "The customer writes about {}."),
-    ):
-        rows_d = [r for r in workload if r["lang"] == "en" and r["domain"] == domain]
-        classes = sorted({r["label"] for r in rows_d})
-        out.append(LabelledSet(
-            f"en-{domain}", "en", [r["text"] for r in rows_d], np.array([classes.index(r["label"]) for r in rows_d]),
-            classes, {"bare": classes, "template": [template.format(c) for c in classes]},
-        ))  # fmt: skip
-    return out
-
-
 class Embedder:
     """One model's normalised embeddings of strings, computed once and kept on disk (the study reruns in
     seconds; the embeddings are the only model work)."""
@@ -316,48 +257,6 @@ REFERENCES = ("content-free", ORACLE)
 
 
 # -- protocols ---------------------------------------------------------------------------------------------
-def halves(truth: np.ndarray, rng: random.Random) -> tuple[np.ndarray, np.ndarray]:
-    """A random half stratified by class (an odd class's extra row goes to a random side), and the rest."""
-    a, b = [], []
-    by_class: dict[int, list[int]] = defaultdict(list)
-    for i, c in enumerate(truth):
-        by_class[int(c)].append(i)
-    for c in sorted(by_class):
-        idx = by_class[c][:]
-        rng.shuffle(idx)
-        h = len(idx) // 2 + (len(idx) % 2 and rng.random() < 0.5)
-        a += idx[:h]
-        b += idx[h:]
-    return np.array(sorted(a)), np.array(sorted(b))
-
-
-def skewed(idx: np.ndarray, truth: np.ndarray, frequent: int, ratio: int, rng: random.Random) -> np.ndarray:
-    """Rows of ``idx`` where class ``frequent`` is at least ``ratio`` times as frequent as each other class:
-    the others keep ceil(n_frequent / ratio) rows each, the frequent class all of its rows, repeated in turn
-    when it has fewer than ``ratio`` times that (the tiny English sets)."""
-    by_class: dict[int, list[int]] = defaultdict(list)
-    for i in idx:
-        by_class[int(truth[i])].append(int(i))
-    mine = by_class[frequent][:]
-    rng.shuffle(mine)
-    cap = max(1, math.ceil(len(mine) / ratio))
-    out = []
-    for c, rows in by_class.items():
-        if c != frequent:
-            rows = rows[:]
-            rng.shuffle(rows)
-            out += rows[:cap]
-    need = ratio * cap
-    out += [mine[j % len(mine)] for j in range(max(need, len(mine)))]
-    return np.array(out)
-
-
-def frequent_classes(idx: np.ndarray, truth: np.ndarray, rng: random.Random, most: int) -> list[int]:
-    counts = np.bincount(truth[idx], minlength=int(truth.max()) + 1)
-    enough = [int(c) for c in np.flatnonzero(counts >= min(5, counts.max()))]
-    return rng.sample(enough, min(most, len(enough)))
-
-
 def accuracy(e: np.ndarray, truth: np.ndarray, offsets: np.ndarray | None = None) -> float:
     return float(np.mean((e if offsets is None else e - offsets).argmax(1) == truth))
 
@@ -833,7 +732,7 @@ def main(argv: list[str] | None = None) -> int:
         sets[0].extra, sets[0].extra_truth = sets[0].extra[::8], sets[0].extra_truth[::8]  # sorted by class
     models = [m for m in args.models.split(",") if m]
     cases, embedders = build_cases(models, sets, args.cache)
-    results: dict = {"date": time.strftime("%Y-%m-%d"), "command": "python -m bench.label_calibration"
+    results: dict = {"date": time.strftime("%Y-%m-%d"), "command": "python -m bench.studies.label_calibration"
                      + (" --smoke" if args.smoke else ""), "models": [embedders[m].tag for m in models],
                      "config": {k: getattr(CHOSEN, k) for k in CHOSEN.__dataclass_fields__}, "cases": []}  # fmt: skip
     for case in cases:

@@ -1,11 +1,11 @@
 """Which estimator turns unlabelled texts into label offsets: measured offline on the default model's raw evidence.
 
-    .venv/bin/python -m bench.calibration_estimators                 # ~1 min after the first run's embeddings
-    .venv/bin/python -m bench.calibration_estimators --seeds 10
+    .venv/bin/python -m bench.studies.calibration_estimators                 # ~1 min after the first run's embeddings
+    .venv/bin/python -m bench.studies.calibration_estimators --seeds 10
 
 The evidence is the service's (``scale * cos`` of each text with each label's wording), computed once per set
-with the default model and kept in ``--cache`` (``bench.label_calibration.Embedder``); the sets and splits are
-``bench.label_calibration``'s: THUCNews (2,000 headlines, bare names and the task template), CIC (2,000
+with the default model and kept in ``--cache`` (``bench.studies.label_calibration.Embedder``); the sets and splits are
+``bench.studies.label_calibration``'s: THUCNews (2,000 headlines, bare names and the task template), CIC (2,000
 utterances, 118 intents), the English news and support rows. Top-1 accuracy on the measured half, offsets from:
 
 - **balanced**: the other (stratified) half;
@@ -29,12 +29,14 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.label_calibration import Case, build_cases, frequent_classes, halves, load_sets, skewed
+from bench.calibration_sets import frequent_classes, halves, load_sets, skewed
+from bench.studies.label_calibration import Case, build_cases
 from harness.report import table
 from loadtest.workload import SHARED
 from service.core import calibration as cal
 
-DEFAULT_CACHE = Path.home() / ".cache" / "zsc-label-calibration"  # the study's embeddings (bench.label_calibration)
+# the label calibration study's embeddings (bench.studies.label_calibration)
+DEFAULT_CACHE = Path.home() / ".cache" / "zsc-label-calibration"
 FIT = replace(cal.CalibrationConfig(), half_life=math.inf, min_texts=0.0)
 Estimator = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (evidence [n, K], source per text) -> offsets
 
@@ -91,7 +93,7 @@ def source_capped(inner: Estimator, share: float = 0.5) -> Estimator:
 
 
 def corrected_winners(e: np.ndarray, _src: np.ndarray) -> np.ndarray:
-    from bench.label_calibration import est_capped_corrected_winners
+    from bench.studies.label_calibration import est_capped_corrected_winners
 
     return est_capped_corrected_winners(e)
 

@@ -1,10 +1,10 @@
 """Label examples against a plain prototype: the service's rules through HTTP, the prototype in process.
 
-    .venv/bin/python -m bench.examples_rule                   # ~6 min on 2 cores -> results/examples-rule-<date>/
-    .venv/bin/python -m bench.examples_rule --seeds 2026      # the acceptance split alone
+    .venv/bin/python -m bench.studies.examples_rule               # ~6 min on 2 cores -> results/examples-rule-<date>/
+    .venv/bin/python -m bench.studies.examples_rule --seeds 2026  # the acceptance split alone
 
 CIC (all 2,000 utterances, 118 intents): per seed, up to 7 examples per intent drawn from its rows (at most all
-but one, so every intent keeps a row to be measured: ``bench.label_calibration.example_split``, "upto"), the
+but one, so every intent keeps a row to be measured: ``bench.studies.label_calibration.example_split``, "upto"), the
 rest measured; the same with 3, and THUCNews (2,000 headlines, 10 classes) with 7 and 3. Top-1 accuracy of:
 
 - **plain prototype** (in process, the reference the issue names): each text's cosine to the normalised mean
@@ -28,7 +28,8 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from bench.label_calibration import DEFAULT_CACHE, Embedder, example_split, load_sets
+from bench.calibration_sets import load_sets
+from bench.studies.label_calibration import DEFAULT_CACHE, Embedder, example_split
 from harness.launchers import bento_serve
 from harness.net import free_port
 from harness.process import running

@@ -1,7 +1,7 @@
 """Accuracy and score calibration of an embedding model on labelled data, in process (no server).
 
-    .venv/bin/python -m bench.calibrate --model multilingual-e5-small          # fit, then report
-    .venv/bin/python -m bench.calibrate --model all-minilm-l6-v2 --no-fit
+    .venv/bin/python -m bench.studies.calibrate --model multilingual-e5-small          # fit, then report
+    .venv/bin/python -m bench.studies.calibrate --model all-minilm-l6-v2 --no-fit
 
 For each labelled set it embeds every text and every class name once (with the model's stored prefixes,
 or the ones given) and computes the cosine of each text with each class, then:
@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.decision_sets import stratified
 from harness.progress import say
 from harness.report import table
 from harness.store import stored_model, use_home
@@ -47,19 +48,6 @@ class Labelled:
     labels: list[int]  # index into classes
     classes: list[str]
     templates: tuple[str, ...]  # the first is the one fitted and reported as the model's default
-
-
-def stratified(rows: list[tuple[str, str]], per_class: int, seed: int) -> list[tuple[str, str]]:
-    by_class: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for row in rows:
-        by_class[row[1]].append(row)
-    rng = random.Random(seed)
-    out = []
-    for label in sorted(by_class):
-        picked = by_class[label][:]
-        rng.shuffle(picked)
-        out += picked[:per_class]
-    return out
 
 
 def labelled(name: str, rows: list[tuple[str, str]], templates: tuple[str, ...]) -> Labelled:

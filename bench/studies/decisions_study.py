@@ -1,8 +1,11 @@
 """What OpenAI-shaped decision questions should do with an embedding model, measured in process (no server).
 
-    .venv/bin/python -m bench.decisions_study                       # both bundled models (~8 min on 1 thread)
-    .venv/bin/python -m bench.decisions_study --smoke               # a small sample, every step (~2 min)
-    .venv/bin/python -m bench.decisions_study --write-calibration   # also write service/core/predicate_calibration.json
+    .venv/bin/python -m bench.studies.decisions_study                      # both bundled models (~8 min on 1 thread)
+    .venv/bin/python -m bench.studies.decisions_study --smoke              # a small sample, every step (~2 min)
+    .venv/bin/python -m bench.studies.decisions_study --write-calibration  # also write the server's calibration file
+
+``--write-calibration`` rewrites ``service/core/predicate_calibration.json``, the fitted values the server ships
+(``bench.predicate_calibration`` writes the file).
 
 Every text and every hypothesis is embedded once per model with the model's stored prefixes, on one CPU
 thread; single-label scores are ``softmax(scale * cos)`` and a single label's ``sigmoid(scale * (cos -
@@ -48,14 +51,14 @@ import random
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
 
-from bench.calibrate import fit_scale, halves, stratified
-from harness import ROOT
+from bench.decision_sets import LabelledSet, load_sets
+from bench.predicate_calibration import model_entry, predicate_fields, write_calibrations
+from bench.studies.calibrate import fit_scale, halves
 from harness.progress import say
 from harness.report import result_folder, table
 from harness.store import stored_model, use_home
@@ -74,7 +77,6 @@ from service.core.decisions import (
 )
 from service.core.scoring import prompt_ensemble
 
-DATA = ROOT / "loadtest" / "data"
 BUNDLED = ("multilingual-e5-small", "all-minilm-l6-v2")
 BINS = 15
 # Statements about anything, written for this study: the cohort a text's similarity to a statement is
@@ -113,97 +115,6 @@ COHORT_STATEMENTS = (
     "The text tells a story.",
     "The text is about traffic.",
 )
-
-
-@dataclass
-class LabelledSet:
-    name: str
-    lang: str
-    texts: list[str]
-    labels: np.ndarray  # index into classes
-    classes: list[str]
-    statement: str  # the predicate's wording, with {} for the class
-    question: str  # the same as a question
-    instructions: tuple[str, ...]  # realistic instructions of a choice question over the classes
-    descriptions: dict[str, str] = field(default_factory=dict)  # class -> a description (phrasings file)
-
-
-def _first_phrasings(path: Path) -> dict[str, str]:
-    return {k: v[0] for k, v in yaml.safe_load(path.read_text(encoding="utf-8")).items()}
-
-
-def load_sets(per_class: int, cic_per_intent: int | None, seed: int) -> list[LabelledSet]:
-    out = []
-    names = (SHARED / "thucnews_classes.txt").read_text(encoding="utf-8").split()
-    rows = [line.rsplit("\t", 1) for line in (SHARED / "thucnews_test.tsv").read_text(encoding="utf-8").splitlines()]
-    rows = stratified([(t, names[int(i)]) for t, i in rows if t], per_class, seed)
-    out.append(
-        _labelled(
-            "thucnews",
-            "zh",
-            rows,
-            names,
-            "这条新闻是关于{}的。",
-            "这条新闻是关于{}的吗？",
-            ("这条新闻属于哪个类别？", "What is this news headline about?"),
-            _first_phrasings(DATA / "thucnews-phrasings.yaml"),
-        )
-    )
-    intents = [json.loads(line)["label_des"] for line in (SHARED / "cic_labels.json").read_text().splitlines() if line]
-    rows = [json.loads(line) for line in (SHARED / "cic_test_public.jsonl").read_text(encoding="utf-8").splitlines()]
-    rows = [(r["sentence"], r["label_des"]) for r in rows if r.get("sentence")]
-    if cic_per_intent:
-        rows = stratified(rows, cic_per_intent, seed)
-    # CIC's intents are statements already (买家咨询是否有活动: "the buyer asks whether there is a sale")
-    out.append(
-        _labelled("cic", "zh", rows, intents, "{}", "{}吗？", ("买家的意图是什么？", "What does the customer want?"))
-    )
-    workload = [json.loads(line) for line in WORKLOAD.read_text(encoding="utf-8").splitlines() if line]
-    for domain, statement, question, instructions, phrasings in (
-        (
-            "news",
-            "This news is about {}.",
-            "Is this news about {}?",
-            ("What is this news headline about?", "Which section of the newspaper does this belong in?"),
-            "news-phrasings.yaml",
-        ),
-        (
-            "support",
-            "The customer writes about {}.",
-            "Does the customer write about {}?",
-            ("What does the customer write about?", "Which team should handle this message?"),
-            "support-phrasings.yaml",
-        ),
-    ):
-        rows = [(r["text"], r["label"]) for r in workload if r["lang"] == "en" and r["domain"] == domain]
-        classes = sorted({c for _, c in rows})
-        out.append(
-            _labelled(
-                f"en-{domain}",
-                "en",
-                rows,
-                classes,
-                statement,
-                question,
-                instructions,
-                _first_phrasings(DATA / phrasings),
-            )
-        )
-    return out
-
-
-def _labelled(name, lang, rows, classes, statement, question, instructions, descriptions=None) -> LabelledSet:
-    return LabelledSet(
-        name,
-        lang,
-        [t for t, _ in rows],
-        np.array([classes.index(c) for _, c in rows]),
-        list(classes),
-        statement,
-        question,
-        instructions,
-        descriptions or {},
-    )
 
 
 # -- (c) ordinal data ---------------------------------------------------------------------------------------
@@ -609,10 +520,7 @@ def study_predicates(model: Embedder, sets: Sequence[LabelledSet], seed: int, bo
         "calibration": {
             "model": model.tag.split(":")[0],
             "tag": model.tag,
-            "on": shipped.on,
-            "slope": shipped.slope,
-            "intercept": shipped.intercept,
-            "cohort": list(shipped.cohort),
+            **predicate_fields(shipped),
             "text_prefix": spec.text_prefix,
             "label_prefix": spec.label_prefix,
             "fitted_on": f"balanced (text, statement) pairs of half of the texts of {', '.join(names)} (seed {seed}), "
@@ -770,7 +678,7 @@ def choice_probabilities(model: Embedder, cases: Sequence[tuple]) -> dict:
     the instructions' words with every other choice, so the cosines draw together and the model's softmax
     scale (fitted on bare labels) gives flat distributions. The sharpening ``t`` (probabilities to the power
     t, renormalised: the softmax at t times the scale) is fitted on the fitting halves (temperature
-    scaling, the geometric mean over sets and instructions, as bench/calibrate.py fits the scale) and every
+    scaling, the geometric mean over sets and instructions, as bench/studies/calibrate.py fits the scale) and every
     distribution is measured on the other halves: NLL of the true choice, ECE of the top probability
     (15 bins), mean top probability and confidence."""
     scale = model.spec.logit_scale
@@ -871,9 +779,9 @@ def report(results: dict, args: argparse.Namespace, took: float) -> str:
     lines = [
         f"# Decisions study ({time.strftime('%Y-%m-%d')})",
         "",
-        f"`python -m bench.decisions_study{' --smoke' if args.smoke else ''}` — {took / 60:.1f} min on "
+        f"`python -m bench.studies.decisions_study{' --smoke' if args.smoke else ''}` — {took / 60:.1f} min on "
         f"{args.threads} CPU thread(s); models: {', '.join(results)}; seed {args.seed}. "
-        "The method: `bench/decisions_study.py`'s docstring.",
+        "The method: `bench/studies/decisions_study.py`'s docstring.",
         "",
     ]
     for r in results.values():
@@ -1010,27 +918,13 @@ def report(results: dict, args: argparse.Namespace, took: float) -> str:
 
 
 def write_calibration(results: dict, path: Path) -> None:
-    table_ = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    models = table_.get("models", {})
+    """Each model's shipped predicate calibration and choice sharpening into the server's file at ``path``."""
+    entries = {}
     for r in results.values():
         b = r["instructions"]
-        held = [x for x in b["probability_rows"] if x["wording"].endswith("(shipped)")]
-        models[r["revision"]] = {
-            **r["predicates"]["calibration"],
-            "choice_sharpen": round(b["sharpen"], 4),
-            "choice_held_out": {
-                "nll": round(float(np.mean([x["nll"] for x in held])), 4),
-                "top_ece": round(float(np.mean([x["top_ece"] for x in held])), 4),
-            },
-        }
-    about = (
-        "Decision calibration per model revision (service/core/decisions.py reads it). Predicates: p = sigmoid(slope "
-        "* x + intercept), x the input's cosine to the statement t-normalised by its cosines to the cohort statements "
-        "(on: t-norm), with the model's prefixes, for even prior odds. Choices worded as answers to their "
-        "instructions: probabilities to the power choice_sharpen, renormalised. Written by `python -m "
-        "bench.decisions_study --write-calibration`; held_out: measured on texts the fit never saw."
-    )
-    path.write_text(json.dumps({"about": about, "models": models}, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        shipped = [x for x in b["probability_rows"] if x["wording"].endswith("(shipped)")]
+        entries[r["revision"]] = model_entry(r["predicates"]["calibration"], b["sharpen"], shipped)
+    write_calibrations(entries, path)
 
 
 def main(argv: list[str] | None = None) -> int:
