@@ -15,6 +15,7 @@ timings go to the ``zsc_*`` metrics. Nothing here calls back up.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -87,6 +88,8 @@ class AdaptiveBatcher(Generic[P]):
         self._close: Close | None = None
         self._prepare_limiter: anyio.CapacityLimiter | None = None
         self._run_limiter: anyio.CapacityLimiter | None = None
+        self._reference_waiting: list[tuple[list[Seq], asyncio.Future]] = []
+        self._reference_task: asyncio.Future | None = None
 
     async def submit(self, sequences: list[Seq]) -> list:
         """Rows for these sequences, computed in a merged batch with other requests' sequences."""
@@ -107,8 +110,38 @@ class AdaptiveBatcher(Generic[P]):
                 entry.queue_span.end()
 
     async def submit_reference(self, sequences: list[Seq]) -> list:
-        """Rows for these sequences from the model's fp32 copy (``Engine.reference``): a close call's text, or
-        labels. Few and rare, so not merged with others; it takes its turn on the device with the batches."""
+        """Rows for these sequences from the model's fp32 copy (``Engine.reference``): labels, and close calls'
+        texts. Calls that arrive while the copy computes are merged into its next pass (labels that nearly
+        tie make every answer a close call: one pass per request would double a flood's cost), which takes
+        its turn on the device with the batches."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._reference_waiting.append((sequences, waiter))
+        if self._reference_task is None:
+            self._reference_task = asyncio.ensure_future(self._run_reference())
+        return await waiter
+
+    async def _run_reference(self) -> None:
+        """Every waiting call's sequences in one pass, until none waits."""
+        try:
+            while self._reference_waiting:
+                entries, self._reference_waiting = self._reference_waiting, []
+                flat = [s for sequences, _ in entries for s in sequences]
+                try:
+                    rows = await self._reference_rows(flat)
+                except Exception as exc:  # every call of the pass fails with it, as a batch's requests do
+                    for _, waiter in entries:
+                        if not waiter.done():
+                            waiter.set_exception(exc)
+                    continue
+                start = 0
+                for sequences, waiter in entries:
+                    if not waiter.done():  # a caller gone (cancelled) takes nothing
+                        waiter.set_result(rows[start : start + len(sequences)])
+                    start += len(sequences)
+        finally:
+            self._reference_task = None
+
+    async def _reference_rows(self, sequences: list[Seq]) -> list:
         prepare, run = self._limiters()
         with tracer().start_as_current_span("reference", attributes={"zsc.sequences": len(sequences)}):
             prepared = await anyio.to_thread.run_sync(
@@ -117,8 +150,11 @@ class AdaptiveBatcher(Generic[P]):
             rows, stats = await anyio.to_thread.run_sync(
                 self._stage, "forward", lambda p: self._engine.run(p, reference=True), prepared, limiter=run
             )
-        metrics.REFERENCE_SEQUENCES.labels(self.model).inc(len(sequences))
-        return list(with_tokens(rows, stats.tokens) if stats is not None else rows)
+        if stats is not None:  # the model's work all the same: its sequences, tokens and passes counted too
+            metrics.observe_engine(self.model, stats)
+            metrics.REFERENCE_SEQUENCES.labels(self.model).inc(stats.sequences)
+            rows = with_tokens(rows, stats.tokens)
+        return list(rows)
 
     def _limiters(self) -> tuple[anyio.CapacityLimiter, anyio.CapacityLimiter]:
         """The two stages' limiters, made on the serving event loop on first use."""

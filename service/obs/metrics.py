@@ -32,7 +32,8 @@ STAGE_SECONDS = Histogram(
 ENGINE_ERRORS = Counter("zsc_engine_errors_total", "Engine batches that failed", ["model"])
 REFERENCE_SEQUENCES = Counter(
     "zsc_reference_sequences_total",
-    "Sequences computed by the model's fp32 copy (labels, and close calls computed again: ZSC_CLOSE_CALL_MARGIN)",
+    "Unique sequences computed by the model's fp32 copy (labels, and close calls computed again: "
+    "ZSC_CLOSE_CALL_MARGIN); zsc_sequences_total counts them too",
     ["model"],
 )
 

@@ -25,11 +25,18 @@ class Model:
         self.calls: list[int] = []  # sequences per engine call
         self.batches: list[set[str]] = []  # the requests ("r<i>") of each engine call
         self.threads: set[str] = set()
+        self.reference_calls: list[int] = []  # sequences per pass of the fp32 copy
 
     def prepare(self, seqs):
         return list(seqs)
 
-    def run(self, seqs):
+    def run(self, seqs, reference=False):
+        if reference:
+            self.reference_calls.append(len(seqs))
+            time.sleep(self.seconds)
+            if self.fail_when(seqs):
+                raise RuntimeError("the fp32 copy failed on this pass")
+            return [text.lower() for text, _ in seqs], None
         return self.compute(seqs), None  # (rows, the batch's stats: none here)
 
     def compute(self, seqs):
@@ -184,3 +191,29 @@ def test_each_row_comes_back_with_its_token_count_as_its_last_value():
     out = with_tokens(rows, np.array([7, 512]))
     assert out.shape == (2, 3) and out[:, -1].tolist() == [7.0, 512.0] and np.array_equal(out[:, :-1], rows)
     assert with_tokens(rows, None) is rows  # stages that measure nothing: the rows as they are
+
+
+def test_calls_to_the_fp32_copy_made_while_it_computes_are_merged_into_its_next_pass():
+    model = Model(seconds=0.05)
+    batcher = AdaptiveBatcher(model, bentoml_dispatcher_queue, max_batch_size=64, max_latency_ms=60_000)
+    jobs = [[(f"R{i}-S{k}", None) for k in range(1 + i % 3)] for i in range(12)]
+
+    async def scenario():
+        return await asyncio.gather(*(batcher.submit_reference(j) for j in jobs))
+
+    assert asyncio.run(scenario()) == [[t.lower() for t, _ in j] for j in jobs]
+    assert sum(model.reference_calls) == sum(len(j) for j in jobs) and len(model.reference_calls) < len(jobs)
+    assert model.calls == []  # nothing went through the batches
+
+
+def test_a_failing_pass_of_the_fp32_copy_fails_its_calls_and_the_next_pass_runs():
+    model = Model(seconds=0.02, fail_when=lambda seqs: any(t.startswith("BAD") for t, _ in seqs))
+    batcher = AdaptiveBatcher(model, bentoml_dispatcher_queue, max_batch_size=64, max_latency_ms=60_000)
+
+    async def scenario():
+        bad = await asyncio.gather(batcher.submit_reference([("BAD-1", None)]), return_exceptions=True)
+        good = await batcher.submit_reference([("OK-1", None)])
+        return bad, good
+
+    [failed], good = asyncio.run(scenario())
+    assert isinstance(failed, BackendFailure) and good == ["ok-1"]
