@@ -115,13 +115,19 @@ class JobText(TextCalibration):
     def __init__(self, job: JobCalibration, group: str, columns: Columns) -> None:
         super().__init__("job")
         self._job, self._group, self._columns = job, group, columns
+        self._raw: np.ndarray | None = None
 
     def shift(self, raw: np.ndarray, space: str) -> np.ndarray | None:
         if self._job.fitted is None:  # the estimate pass: a sample, no answer given
-            self._job.sample.setdefault(self._group, []).append(self._columns.to_record(raw))
+            self._raw = self._columns.to_record(raw)  # the last scoring's (a close call is scored again)
             return None
         found, self.texts = self._job.fitted.get(self._group, (None, 0))
         return None if found is None else self._columns.to_request(found)
+
+    def settle(self) -> None:
+        if self._raw is not None:
+            self._job.sample.setdefault(self._group, []).append(self._raw)
+            self._raw = None
 
 
 @dataclass

@@ -7,9 +7,10 @@ tokens each of its sequences is, and which of them this call computed, without c
 
 **Close calls** (a model served below fp32, with its fp32 copy beside: ``submit_reference``): label rows
 come from the fp32 copy (computed once, read by every answer), and a task whose two best labels end within
-``close_call_margin`` of each other has its text rows computed again there and is scored again, so that a
-rounding error of the fast precision cannot flip a close call. A row the fp32 copy computed carries its token
-count negated, through both tiers: a close call whose rows are already exact is not computed again.
+``close_call_margin`` of each other is scored again with its text rows from the fp32 copy. Those exact rows
+are kept under keys of their own (the model's kind + ``-fp32``), beside the fast ones, in both tiers: a clear
+answer reads the fast rows and a close one the exact rows on every replica, whatever each computed before,
+and a repeated close call is not computed again.
 
 No BentoML here: the batcher is given as ``submit`` (an async callable: sequences -> rows).
 """
@@ -115,6 +116,10 @@ class CachedScorer:
     def _key(self, seq: Seq) -> str:
         return cache_key(self.prefix, self.spec.revision, self.spec.kind, seq)
 
+    def _exact_key(self, seq: Seq) -> str:
+        """Where the fp32 copy's row of a close call's sequence is kept, beside the fast one."""
+        return cache_key(self.prefix, self.spec.revision, f"{self.spec.kind}-fp32", seq)
+
     async def scores(self, tasks: Sequence[Task], corrections: Sequence[Correction | None] = ()) -> list[Scored]:
         """Each task's scores; ``corrections``: per task, its calibration (``core.task``), or None."""
         plans: list[tuple[list[str], RememberedSide | None]] = []
@@ -162,23 +167,16 @@ class CachedScorer:
     async def _compute(self, keys: list[str], seq_of: dict[str, Seq], rows: dict, label_keys: set[str]) -> None:
         """The rows no tier had, through the batcher (label rows from the fp32 copy when there is one), into
         ``rows`` and both tiers."""
-        if self._submit_reference is None:
-            groups = [(keys, self._submit, False)]
-        else:
-            texts = [k for k in keys if k not in label_keys]
-            groups = [
-                (texts, self._submit, False),
-                ([k for k in keys if k in label_keys], self._submit_reference, True),
-            ]
-        for group, submit, exact in groups:
+        groups = [(keys, self._submit)]
+        if self._submit_reference is not None:
+            texts, labels = [k for k in keys if k not in label_keys], [k for k in keys if k in label_keys]
+            groups = [(texts, self._submit), (labels, self._submit_reference)]
+        for group, submit in groups:
             if group:
-                self._store(group, await submit([seq_of[k] for k in group]), exact, rows, label_keys)
+                self._store(group, await submit([seq_of[k] for k in group]), rows, label_keys)
 
-    def _store(self, keys: list[str], new: Sequence, exact: bool, rows: dict, label_keys: set[str]) -> None:
+    def _store(self, keys: list[str], new: Sequence, rows: dict, label_keys: set[str]) -> None:
         fresh = [(k, np.asarray(r, dtype=np.float32)) for k, r in zip(keys, new)]
-        if exact:  # the fp32 copy's rows: their token count negated, so a close call knows them exact
-            for _, row in fresh:
-                row[-1] = -abs(row[-1])
         rows.update(fresh)
         self._remember(fresh, label_keys)
         if self.redis is not None:
@@ -196,7 +194,7 @@ class CachedScorer:
         """A task's scores from its rows, and each of its sequences' token count."""
         stored = np.stack([rows[k] for k in plan])
         block = np.ascontiguousarray(stored[:, :-1])  # the model's rows; their token counts apart
-        tokens = {seq_of[k]: abs(int(n)) for k, n in zip(plan, stored[:, -1])}
+        tokens = {seq_of[k]: int(n) for k, n in zip(plan, stored[:, -1])}
         if self.spec.kind != "embedding":
             return score(self.spec, task, block, correction), tokens
         windows = len(task.texts)
@@ -217,18 +215,25 @@ class CachedScorer:
         seq_of: dict[str, Seq],
         label_keys: set[str],
     ) -> None:
-        """Close calls whose text rows are not exact: those rows from the fp32 copy (an NLI model's every
-        pair: a pair is the text and a label), and the task scored again."""
+        """Close calls scored again with their text rows from the fp32 copy (an NLI model's every pair: a
+        pair is the text and a label), read from the tiers under their own keys or computed there."""
         close = [i for i, scored in enumerate(out) if close_call(scored.scores, self.close_call_margin)]
-        inexact = {k for i in close for k in plans[i][0] if k not in label_keys and rows[k][-1] > 0}
-        close = [i for i in close if any(k in inexact for k in plans[i][0])]
         if not close:
             return
-        keys = list(inexact)
-        self._store(keys, await self._submit_reference([seq_of[k] for k in keys]), True, rows, label_keys)
+        texts = list(dict.fromkeys(k for i in close for k in plans[i][0] if k not in label_keys))
+        exact_key = {k: self._exact_key(seq_of[k]) for k in texts}
+        exact = self.local.get_many(exact_key.values())
+        missing = [exact_key[k] for k in texts if exact_key[k] not in exact]
+        if missing and self.redis is not None:
+            await self._from_redis(missing, exact, set())
+        computed = [k for k in texts if exact_key[k] not in exact]
+        if computed:
+            keys = [exact_key[k] for k in computed]
+            self._store(keys, await self._submit_reference([seq_of[k] for k in computed]), exact, set())
+        exact_rows = {**rows, **{k: exact[exact_key[k]] for k in texts}}
         for i in close:
             plan, remembered = plans[i]
-            out[i].scores, _ = self._score(tasks[i], plan, remembered, corrections[i], rows, seq_of)
+            out[i].scores, _ = self._score(tasks[i], plan, remembered, corrections[i], exact_rows, seq_of)
 
     async def _from_redis(self, missing: list[str], rows: dict, label_keys: set[str]) -> None:
         t0 = time.perf_counter()

@@ -74,9 +74,6 @@ def cluster(store_env, calibrated_sets, tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("calibration-cluster")
     extra = ["--env", f"ZSC_LABEL_SETS={calibrated_sets}", "--env", f"ZSC_CALIBRATION_SYNC_MS={SYNC_MS}"]
     extra += ["--env", "ZSC_BATCH_OVERHEAD_TOKENS=64"]  # no start-up measurement
-    # fp32, as the golden answers are: bf16's rounding moves a row by ~1e-3 with the batch it was computed in
-    # (two replicas that each compute a text in batches of other shapes), which is not what is compared here
-    extra += ["--env", "ZSC_RUNTIME=onnx", "--env", "ZSC_PRECISION=fp32"]
     with local_cluster(run_dir, store_env, replicas=2, extra=extra) as state:
         yield state
 

@@ -248,3 +248,18 @@ def test_a_call_is_answered_with_what_the_record_knew_when_it_came(built):
     one, two = run(built(), scenario)
     assert {a.calibration.texts for a in one} == {6} and {a.calibration.texts for a in two} == {14}
     assert all(a.calibration.calibrated for a in one + two)
+
+
+def test_a_job_text_scored_twice_is_sampled_once_with_its_last_evidence():
+    """A close call is scored again with its exact rows: the job's estimate pass keeps that evidence once."""
+    from service.core.calibration import Columns
+    from service.core.task import EMBEDDING_SPACE
+    from service.pipeline.calibration import JobCalibration, JobText
+
+    job, columns = JobCalibration(), Columns.of(["a", "b", "c"])
+    text = JobText(job, "group", columns)
+    assert text(np.array([1.0, 2.0, 3.0]), EMBEDDING_SPACE) is None
+    assert text(np.array([1.5, 2.0, 3.0]), EMBEDDING_SPACE) is None
+    text.settle()
+    [sampled] = job.sample["group"]
+    np.testing.assert_array_equal(sampled, columns.to_record(np.array([1.5, 2.0, 3.0])))

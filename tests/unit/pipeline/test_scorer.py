@@ -150,3 +150,14 @@ def test_a_margin_of_zero_computes_nothing_again(engine):
     clf, fast, exact = make_below_fp32(engine, margin=0.0)
     run(clf, [Task.of("The match ended in a draw", ("a football match", "a soccer game"), "{}")])
     assert len(fast.sequences) == 1 and len(exact.sequences) == 2  # the labels only
+
+
+def test_a_text_once_a_close_call_answers_a_clear_question_as_any_replica_does(engine):
+    """The exact rows of a close call are kept beside the fast ones: a replica that once answered a text as a
+    close call answers it, with other labels, as one that never saw it (both from the fast rows)."""
+    text = "The match ended in a draw"
+    one, _, _ = make_below_fp32(engine, margin=0.5)
+    two, _, _ = make_below_fp32(engine, margin=0.5)
+    run(one, [Task.of(text, ("football", "soccer", "cooking"), "{}")])  # a close call on replica one
+    clear = Task.of(text, ("football", "cooking"), "{}")
+    assert run(one, [clear])[0].scores == run(two, [clear])[0].scores
