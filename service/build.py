@@ -29,6 +29,7 @@ from service.config import Settings, model_name
 from service.core.calibration import CalibrationConfig
 from service.core.decisions import load_calibrations, probability_map_for
 from service.core.model_spec import ModelSpec, StoredModel
+from service.engine.batch_queue import batch_queue
 from service.engine.batcher import AdaptiveBatcher, Queue
 from service.engine.engine import Engine
 from service.engine.runtime_probe import measure_request, reference_backend, select_backend
@@ -117,12 +118,12 @@ class Components:
 def build(
     settings: Settings,
     models: Sequence[StoredModel],
-    queue: Queue,
+    queue: Queue = batch_queue,
     admission: Admission | None = None,
     find_stored: FindStored | None = None,
 ) -> Components:
     """Every component of one serving process, loaded and warmed up, for the models it serves (the default
-    first); ``queue`` is the batching queue the framework provides (``service.http.batching.bentoml_dispatcher_queue``);
+    first); ``queue``: the batching queue (``engine.batch_queue``; a test may give its own);
     ``admission``: the process's, which the HTTP edge holds too (made from the settings when not given);
     ``find_stored``: how a model named later (admin API, models file) is found in the model store."""
     s = settings

@@ -1,8 +1,7 @@
 """Adaptive batching: concurrent requests' sequences merged into engine calls.
 
 The queue that decides when a batch goes and which requests to shed is given (``Queue``): in the service,
-BentoML's own adaptive-batching dispatcher (``service.http.batching``: the same queue, latency model and
-load shedding as ``@bentoml.api(batchable=True)``), so this layer imports no framework. A request's
+``batch_queue`` (continuous batching, shedding past ``max_latency_ms``); a test may give another. A request's
 sequences go into the queue as one entry; its size is its sequence count, so ``max_batch_size`` bounds
 sequences per engine call and a large request is split across batches. A request the queue sheds raises
 ``Overloaded``.

@@ -52,7 +52,6 @@ class ZeroShotClassifier:
     def __init__(self) -> None:
         from service.build import build  # the heavy imports: importing this module stays cheap
         from service.http import admin
-        from service.http.batching import bentoml_dispatcher_queue
         from service.http.model_store import find_stored, stored
 
         self._ready = False
@@ -64,7 +63,7 @@ class ZeroShotClassifier:
             )
         log.info("settings: %s", SETTINGS.redacted())
         models = [stored(getattr(self, f"model_{i}")) for i in range(len(SERVED))]
-        self.components = build(SETTINGS, models, bentoml_dispatcher_queue, ADMISSION, find_stored)
+        self.components = build(SETTINGS, models, admission=ADMISSION, find_stored=find_stored)
         self.models = self.components.models
         document = lambda: merged(ZeroShotClassifier.openapi_spec.asdict(), self.models.default.name)  # noqa: E731
         admin_routes = admin.routes(self.components.model_manager, SETTINGS)

@@ -9,7 +9,7 @@ import pytest
 
 from service.api.classify import ClassifyRequest
 from service.build import build
-from service.http.batching import bentoml_dispatcher_queue
+from service.engine.batch_queue import batch_queue
 from service.jobs.items import to_store
 from service.jobs.redis_store import RedisJobStore
 from service.pipeline.pipeline import Pipeline
@@ -20,7 +20,7 @@ BODY = {"text": "My card was charged twice for one order", "labels": ["billing",
 
 
 def test_build_wires_one_path(settings_for):
-    c = build(settings_for(), [MINILM], bentoml_dispatcher_queue)
+    c = build(settings_for(), [MINILM], batch_queue)
     [served] = c.models.served
     engine, batcher, scorer = served.components.engine, served.components.batcher, served.components.scorer
     assert c.pipeline is served.pipeline and c.pipeline.scorer is scorer and scorer._submit == batcher.submit
@@ -33,9 +33,7 @@ def test_build_wires_one_path(settings_for):
 
 
 def test_settings_choose_the_stores_and_the_worker(settings_for):
-    c = build(
-        settings_for(ZSC_REDIS_URL="redis://127.0.0.1:1/0", ZSC_JOB_WORKERS="0"), [MINILM], bentoml_dispatcher_queue
-    )
+    c = build(settings_for(ZSC_REDIS_URL="redis://127.0.0.1:1/0", ZSC_JOB_WORKERS="0"), [MINILM], batch_queue)
     assert isinstance(c.jobs.store, RedisJobStore) and c.pipeline.scorer.redis is c.redis is not None  # unconnected
     assert c.jobs.store.url == c.redis.url  # one Redis for both, unless jobs have their own
     assert c.jobs.worker is None  # accepts and serves jobs, runs none
@@ -44,15 +42,15 @@ def test_settings_choose_the_stores_and_the_worker(settings_for):
 
 def test_jobs_get_their_own_redis_and_yield_to_the_cluster(settings_for):
     env = {"ZSC_REDIS_URL": "redis://127.0.0.1:1/0", "ZSC_JOBS_REDIS_URL": "redis://:pw@127.0.0.1:2/0"}
-    c = build(settings_for(**env), [MINILM], bentoml_dispatcher_queue)
+    c = build(settings_for(**env), [MINILM], batch_queue)
     assert c.redis.url == "redis://127.0.0.1:1/0" and c.jobs.store.url == "redis://:***@127.0.0.1:2/0"
     assert c.jobs.worker._busy == c.activity.busy  # the cluster-wide signal, in the jobs' Redis
-    c = build(settings_for(ZSC_JOBS_REDIS_URL="redis://127.0.0.1:2/0"), [MINILM], bentoml_dispatcher_queue)
+    c = build(settings_for(ZSC_JOBS_REDIS_URL="redis://127.0.0.1:2/0"), [MINILM], batch_queue)
     assert c.redis is None and c.pipeline.scorer.redis is None and isinstance(c.jobs.store, RedisJobStore)
     c = build(
         settings_for(ZSC_JOBS_REDIS_URL="redis://127.0.0.1:2/0", ZSC_JOB_YIELD_SCOPE="replica"),
         [MINILM],
-        bentoml_dispatcher_queue,
+        batch_queue,
     )
     assert c.activity is not None and c.jobs.worker._busy != c.activity.busy and c.jobs.worker._busy() is None
 
@@ -66,7 +64,7 @@ def test_a_call_and_a_job_item_take_the_same_function_and_get_the_same_answer(se
         return await classify(self, call)
 
     monkeypatch.setattr(Pipeline, "classify", spy)
-    c = build(settings_for(ZSC_JOB_CHUNK_ITEMS="2"), [MINILM], bentoml_dispatcher_queue)
+    c = build(settings_for(ZSC_JOB_CHUNK_ITEMS="2"), [MINILM], batch_queue)
 
     async def scenario():
         await c.start()
@@ -93,4 +91,4 @@ def test_a_bad_label_set_directory_stops_the_build(settings_for, tmp_path):
     bad.mkdir()
     (bad / "x.yaml").write_text("name: x\nlabels: [a, a]\n")
     with pytest.raises(ValueError, match=r"label set file .*x\.yaml.*appears twice"):
-        build(settings_for(ZSC_LABEL_SETS=str(bad)), [MINILM], bentoml_dispatcher_queue)
+        build(settings_for(ZSC_LABEL_SETS=str(bad)), [MINILM], batch_queue)

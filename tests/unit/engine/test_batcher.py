@@ -1,4 +1,4 @@
-"""The adaptive batcher (BentoML's CorkDispatcher driven in-process) on an event loop, no server: merging,
+"""The adaptive batcher and its queue (engine/batch_queue.py) on an event loop, no server: merging,
 splitting a request larger than a batch, load shedding, and failure of a whole batch (the batcher's own
 wrapping: BackendFailure and zsc_engine_errors_total)."""
 
@@ -11,9 +11,9 @@ import time
 import pytest
 from prometheus_client import REGISTRY
 
+from service.engine.batch_queue import batch_queue
 from service.engine.batcher import AdaptiveBatcher
 from service.errors import BackendFailure, Overloaded
-from service.http.batching import bentoml_dispatcher_queue
 from service.http.errors import status_of
 
 
@@ -65,7 +65,7 @@ def test_concurrent_requests_merge_and_each_gets_its_own_rows():
     model, batches = Model(seconds=0.03), []
     batcher = AdaptiveBatcher(
         model,
-        bentoml_dispatcher_queue,
+        batch_queue,
         max_batch_size=64,
         max_latency_ms=60_000,
         on_batch=lambda j, s: batches.append(j),
@@ -81,7 +81,7 @@ def test_concurrent_requests_merge_and_each_gets_its_own_rows():
 
 def test_a_job_larger_than_a_batch_is_split_and_reassembled_in_order():
     model = Model()
-    batcher = AdaptiveBatcher(model, bentoml_dispatcher_queue, max_batch_size=8, max_latency_ms=60_000)
+    batcher = AdaptiveBatcher(model, batch_queue, max_batch_size=8, max_latency_ms=60_000)
     big = job(0, 21)
     [rows] = asyncio.run(submit_all(batcher, [big]))
     assert rows == [t.upper() for t, _ in big]
@@ -90,7 +90,7 @@ def test_a_job_larger_than_a_batch_is_split_and_reassembled_in_order():
 
 def test_requests_predicted_to_wait_past_the_limit_are_shed():
     model = Model(seconds=0.25)
-    batcher = AdaptiveBatcher(model, bentoml_dispatcher_queue, max_batch_size=2, max_latency_ms=100)
+    batcher = AdaptiveBatcher(model, batch_queue, max_batch_size=2, max_latency_ms=100)
     results = asyncio.run(asyncio.wait_for(submit_all(batcher, [job(i) for i in range(12)]), timeout=30))
     shed = [r for r in results if isinstance(r, Overloaded)]
     answered = [r for r in results if isinstance(r, list)]
@@ -102,7 +102,7 @@ def test_requests_predicted_to_wait_past_the_limit_are_shed():
 def test_a_failing_batch_fails_every_request_in_it_and_the_next_batch_runs():
     poisoned = "r105-s0"
     model = Model(seconds=0.05, fail_when=lambda seqs: any(t == poisoned for t, _ in seqs))
-    batcher = AdaptiveBatcher(model, bentoml_dispatcher_queue, max_batch_size=64, max_latency_ms=60_000)
+    batcher = AdaptiveBatcher(model, batch_queue, max_batch_size=64, max_latency_ms=60_000)
 
     async def scenario():
         for i in range(12):  # past the dispatcher's training, which sends requests one by one
@@ -130,7 +130,7 @@ def test_on_batch_counts_requests_and_sequences(n):
     seen = []
     batcher = AdaptiveBatcher(
         Model(),
-        bentoml_dispatcher_queue,
+        batch_queue,
         max_batch_size=64,
         max_latency_ms=60_000,
         on_batch=lambda j, s: seen.append(s),
@@ -160,9 +160,7 @@ def test_two_batches_in_flight_overlap_the_next_batch_s_preparation_with_the_cur
 
     async def scenario(in_flight):
         events.clear()
-        batcher = AdaptiveBatcher(
-            stages, bentoml_dispatcher_queue, max_batch_size=64, max_latency_ms=60_000, in_flight=in_flight
-        )
+        batcher = AdaptiveBatcher(stages, batch_queue, max_batch_size=64, max_latency_ms=60_000, in_flight=in_flight)
         for i in range(12):  # past the dispatcher's training
             await batcher.submit(job(i))
         events.clear()
@@ -195,7 +193,7 @@ def test_each_row_comes_back_with_its_token_count_as_its_last_value():
 
 def test_calls_to_the_fp32_copy_made_while_it_computes_are_merged_into_its_next_pass():
     model = Model(seconds=0.05)
-    batcher = AdaptiveBatcher(model, bentoml_dispatcher_queue, max_batch_size=64, max_latency_ms=60_000)
+    batcher = AdaptiveBatcher(model, batch_queue, max_batch_size=64, max_latency_ms=60_000)
     jobs = [[(f"R{i}-S{k}", None) for k in range(1 + i % 3)] for i in range(12)]
 
     async def scenario():
@@ -208,7 +206,7 @@ def test_calls_to_the_fp32_copy_made_while_it_computes_are_merged_into_its_next_
 
 def test_a_failing_pass_of_the_fp32_copy_fails_its_calls_and_the_next_pass_runs():
     model = Model(seconds=0.02, fail_when=lambda seqs: any(t.startswith("BAD") for t, _ in seqs))
-    batcher = AdaptiveBatcher(model, bentoml_dispatcher_queue, max_batch_size=64, max_latency_ms=60_000)
+    batcher = AdaptiveBatcher(model, batch_queue, max_batch_size=64, max_latency_ms=60_000)
 
     async def scenario():
         bad = await asyncio.gather(batcher.submit_reference([("BAD-1", None)]), return_exceptions=True)

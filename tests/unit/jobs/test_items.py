@@ -11,7 +11,7 @@ import pytest
 from service.api.classify import ClassifyRequest
 from service.build import build
 from service.core.classification import Classification
-from service.http.batching import bentoml_dispatcher_queue
+from service.engine.batch_queue import batch_queue
 from service.jobs import intake
 from service.jobs.items import classify_items, from_store, to_store
 from service.pipeline import pipeline as pipeline_module
@@ -72,7 +72,7 @@ def test_a_stored_item_runs_without_being_checked_again(settings_for, monkeypatc
     """Intake checks an item once, when the job is submitted (the document's rules, then its model, label
     set and the rules no schema states); the worker runs what was stored without any of those checks. The
     same checks are live for an interactive call (the control at the end)."""
-    models = build(settings_for(), [MINILM], bentoml_dispatcher_queue).models
+    models = build(settings_for(), [MINILM], batch_queue).models
     submitted = intake.from_json({"items": [BODY, "Where is my parcel?"], "labels": ["billing", "shipping"]}, 10)
     stored = [json.loads(json.dumps(to_store(r))) for r in intake.resolved(submitted, models.resolve)]
     checks = []
@@ -93,7 +93,7 @@ def test_a_stored_item_runs_without_being_checked_again(settings_for, monkeypatc
 def test_a_jobs_traffic_calibration_is_its_submitting_keys(settings_for):
     """The submitting API key's id travels with each stored item: a job's traffic calibration reads and adds
     to that key's records, as its /classify calls would (none: the shared scope, API keys off)."""
-    models = build(settings_for(), [MINILM], bentoml_dispatcher_queue).models
+    models = build(settings_for(), [MINILM], batch_queue).models
     body = {"items": ["Where is my parcel?"], "labels": ["billing", "shipping"], "calibration": "traffic"}
     submitted = intake.from_json(body, 10)
     for key, scope in (("k1", "key:k1"), (None, "shared")):

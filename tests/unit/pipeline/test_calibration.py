@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from service.api.classify import ClassifyRequest
 from service.build import build, calibration_config
 from service.core.calibration import LabelStats, merge, observe, offsets
-from service.http.batching import bentoml_dispatcher_queue
+from service.engine.batch_queue import batch_queue
 from service.jobs import intake
 from service.jobs.calibration import no_decay
 from service.jobs.items import to_store
@@ -59,7 +59,7 @@ def scores_of(answer, names=LABELS) -> np.ndarray:
 @pytest.fixture
 def built(settings_for):
     def make(**env):
-        return build(settings_for(ZSC_CALIBRATION_MIN_TEXTS="5", **env), [MINILM], bentoml_dispatcher_queue)
+        return build(settings_for(ZSC_CALIBRATION_MIN_TEXTS="5", **env), [MINILM], batch_queue)
 
     return make
 

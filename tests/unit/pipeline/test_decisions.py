@@ -17,8 +17,8 @@ from service.api.limits import RequestLimits
 from service.build import build
 from service.config import Settings
 from service.core.decisions import PredicateProbabilityMap, predicate_probability
+from service.engine.batch_queue import batch_queue
 from service.errors import InvalidRequest, ModelNotFound
-from service.http.batching import bentoml_dispatcher_queue
 from service.http.errors import body_of, status_of
 from service.pipeline.decisions import Decisions
 from service.pipeline.pipeline import Pipeline
@@ -58,9 +58,7 @@ def request(**fields) -> DecisionCreateRequest:
 
 @pytest.fixture
 def components(settings_for):
-    return build(
-        settings_for(ZSC_MODEL="minilm", ZSC_MODEL_ALIASES="gpt-6-luna=minilm"), [MINILM], bentoml_dispatcher_queue
-    )
+    return build(settings_for(ZSC_MODEL="minilm", ZSC_MODEL_ALIASES="gpt-6-luna=minilm"), [MINILM], batch_queue)
 
 
 def test_every_question_is_answered_in_order_through_one_call(components, monkeypatch):
@@ -194,7 +192,7 @@ def test_every_question_refused_reads_nothing(components):
 
 def test_an_input_over_the_windows_limit_is_told_so_in_the_apis_words(settings_for):
     """Only the windows' limit (known once tokenized) becomes "input is too long"; it names the input."""
-    few = build(settings_for(ZSC_MODEL="minilm", ZSC_MAX_WINDOWS="2"), [MINILM], bentoml_dispatcher_queue)
+    few = build(settings_for(ZSC_MODEL="minilm", ZSC_MAX_WINDOWS="2"), [MINILM], batch_queue)
     long = " ".join(["The parcel never arrived and nobody answers my emails."] * 80)
     with pytest.raises(InvalidRequest, match="input is too long for this request") as info:
         asyncio.run(few.decisions.decide(request(input=long, questions=QUESTIONS[:1])))

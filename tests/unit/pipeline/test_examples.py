@@ -13,8 +13,8 @@ import pytest
 from service.api.classify import ClassifyRequest
 from service.build import build
 from service.core import calibration as cal
+from service.engine.batch_queue import batch_queue
 from service.errors import UnprocessableRequest
-from service.http.batching import bentoml_dispatcher_queue
 from tests.support.calls import call
 from tests.unit.conftest import MINILM
 
@@ -104,7 +104,7 @@ def by_hand(c, rule: str, weight: float, multi_label: bool) -> dict[str, float]:
 @pytest.mark.parametrize("rule, weight", [("prototype", 0.0), ("nearest", 0.0), ("blend", 0.4)])
 @pytest.mark.parametrize("multi_label", [False, True])
 def test_the_answer_is_the_maths_by_hand(settings_for, rule, weight, multi_label):
-    c = build(settings_for(), [MODEL], bentoml_dispatcher_queue)
+    c = build(settings_for(), [MODEL], batch_queue)
     body = {"text": TEXT, "labels": LABELS, "multi_label": multi_label, "example_rule": rule, "example_weight": weight}
     answer = classify(c, body)
     got = dict(zip(answer.labels, answer.scores))
@@ -115,7 +115,7 @@ def test_the_answer_is_the_maths_by_hand(settings_for, rule, weight, multi_label
 
 
 def test_the_models_defaults_apply_and_examples_move_the_answer(settings_for):
-    c = build(settings_for(), [MODEL], bentoml_dispatcher_queue)
+    c = build(settings_for(), [MODEL], batch_queue)
     bare_labels = [x if isinstance(x, str) else x["name"] for x in LABELS]
     default, bare = classify(c, {"text": TEXT, "labels": LABELS}, {"text": TEXT, "labels": bare_labels})
     spec = c.pipeline.spec
@@ -128,7 +128,7 @@ def test_a_label_set_with_examples_answers_like_the_explicit_request(settings_fo
     sets = tmp_path / "mine"
     sets.mkdir()
     (sets / "with-examples.yaml").write_text(SET)
-    c = build(settings_for(ZSC_LABEL_SETS=str(sets)), [MODEL], bentoml_dispatcher_queue)
+    c = build(settings_for(ZSC_LABEL_SETS=str(sets)), [MODEL], batch_queue)
     by_set, explicit, overridden = classify(
         c,
         {"text": TEXT, "label_set": "with-examples"},
@@ -142,9 +142,7 @@ def test_a_label_set_with_examples_answers_like_the_explicit_request(settings_fo
 
 
 def test_example_limits_refuse_before_model_work(settings_for):
-    c = build(
-        settings_for(ZSC_MAX_EXAMPLES_PER_REQUEST="3", ZSC_MAX_PAIRS_PER_REQUEST="6"), [MODEL], bentoml_dispatcher_queue
-    )
+    c = build(settings_for(ZSC_MAX_EXAMPLES_PER_REQUEST="3", ZSC_MAX_PAIRS_PER_REQUEST="6"), [MODEL], batch_queue)
     four = [{"name": "a", "examples": ["x", "y"]}, {"name": "b", "examples": ["z", "w"]}]
     with pytest.raises(
         UnprocessableRequest, match=r"4 example texts in total; the limit is 3 \(ZSC_MAX_EXAMPLES_PER_REQUEST\)"

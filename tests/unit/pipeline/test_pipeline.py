@@ -10,8 +10,8 @@ import pytest
 
 from service.api.classify import ClassifyRequest, ClassifyResponse
 from service.build import build
+from service.engine.batch_queue import batch_queue
 from service.errors import LabelSetNotFound, UnprocessableRequest
-from service.http.batching import bentoml_dispatcher_queue
 from tests.support.calls import call
 from tests.unit.conftest import MINILM
 
@@ -26,7 +26,7 @@ def req(body):
 
 
 def run(settings, scenario):
-    components = build(settings, [MINILM], bentoml_dispatcher_queue)
+    components = build(settings, [MINILM], batch_queue)
     return asyncio.run(scenario(components.pipeline))
 
 

@@ -13,8 +13,8 @@ from prometheus_client import REGISTRY
 
 from service.admission.limit import AdaptiveLimit
 from service.build import build
+from service.engine.batch_queue import batch_queue
 from service.errors import AtCapacity, ModelNotFound
-from service.http.batching import bentoml_dispatcher_queue
 from service.http.errors import error_response, status_of
 from tests.support.calls import call, classification
 from tests.unit.conftest import MINILM
@@ -30,7 +30,7 @@ def req(**body):
 @pytest.fixture
 def two(settings_for, tmp_path):
     (tmp_path / "sets" / "tuned.yaml").write_text("name: tuned\nlabels: [billing, shipping]\nmodel: second-model\n")
-    return build(settings_for(), [FIRST, SECOND], bentoml_dispatcher_queue)
+    return build(settings_for(), [FIRST, SECOND], batch_queue)
 
 
 def batches(model: str) -> float:

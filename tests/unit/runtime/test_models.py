@@ -12,8 +12,8 @@ import pytest
 
 from service.api.classify import ClassifyRequest
 from service.build import build
+from service.engine.batch_queue import batch_queue
 from service.errors import LastModel, ModelTooLarge, NotInStore
-from service.http.batching import bentoml_dispatcher_queue
 from service.runtime.models import read_models_file
 from tests.support.calls import call
 from tests.unit.conftest import MINILM
@@ -36,7 +36,7 @@ def req(i: int) -> ClassifyRequest:
 
 
 def test_a_new_version_replaces_the_old_under_load_and_the_old_is_retired(settings_for):
-    c = build(settings_for(), [V1], bentoml_dispatcher_queue, find_stored=lookup)
+    c = build(settings_for(), [V1], batch_queue, find_stored=lookup)
 
     async def scenario():
         old = c.models.default
@@ -58,7 +58,7 @@ def test_a_new_version_replaces_the_old_under_load_and_the_old_is_retired(settin
 
 
 def test_unload_and_the_last_model(settings_for):
-    c = build(settings_for(), [V1, OTHER], bentoml_dispatcher_queue)
+    c = build(settings_for(), [V1, OTHER], batch_queue)
 
     async def scenario():
         model, freed = await c.model_manager.unload("minilm")
@@ -72,14 +72,14 @@ def test_unload_and_the_last_model(settings_for):
 
 
 def test_a_model_that_would_not_fit_is_refused_before_loading(settings_for):
-    c = build(settings_for(ZSC_MEMORY_LIMIT_MB="1"), [V1], bentoml_dispatcher_queue)
+    c = build(settings_for(ZSC_MEMORY_LIMIT_MB="1"), [V1], batch_queue)
     with pytest.raises(ModelTooLarge, match=r"loading other:v1 needs about \d+ MB; this replica has -?\d+ MB left"):
         c.model_manager.load(OTHER)
     assert [m.tag for m in c.models.served] == ["minilm:v1"]
 
 
 def test_the_models_file_is_reconciled(settings_for, tmp_path):
-    c = build(settings_for(), [V1], bentoml_dispatcher_queue, find_stored=lookup)
+    c = build(settings_for(), [V1], batch_queue, find_stored=lookup)
     path = tmp_path / "models"
     path.write_text("# served models, the default first\nother:v1\nminilm:v2, no-such-model\n")
     assert read_models_file(path) == ["other:v1", "minilm:v2", "no-such-model"]
@@ -104,7 +104,7 @@ def test_the_admin_api_refuses_a_replica_of_several_workers(settings_for):
     from service.http.errors import STATUS
 
     settings = settings_for(ZSC_WORKERS="2")
-    c = build(settings, [V1], bentoml_dispatcher_queue, find_stored=lookup)
+    c = build(settings, [V1], batch_queue, find_stored=lookup)
     app = Starlette(routes=routes(c.model_manager, settings))
     with TestClient(app) as client:
         answer = client.post("/admin/models", json={"model": "minilm:v2"})
