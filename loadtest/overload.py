@@ -73,17 +73,33 @@ class Bodies:
         return [self.next() for _ in range(n)]
 
 
-async def open_loop(url: str, bodies: Bodies, rate: float, seconds: float, timeout_s: float) -> list[Sent]:
-    """Requests at ``rate`` per second for ``seconds``, each sent on time whatever the answers do. What earlier
+@dataclass
+class Phase:
+    sent: list[Sent]
+    opened: list[float]  # when the client opened each new connection, seconds from the phase's start
+
+
+async def open_loop(url: str, bodies: Bodies, rate: float, seconds: float, timeout_s: float) -> Phase:
+    """Requests at ``rate`` per second for ``seconds``, each sent on time whatever the answers do, from a pool
+    that opens a connection whenever none is free (a client fleet that grows with the load). What earlier
     phases left (tens of thousands of results) is moved out of the collector's sight first: a full
     collection of this process mid-phase would pause the loop, and the pause would be timed as the
     replica's latency."""
     gc.collect()
     gc.freeze()
     out: list[Sent] = []
+    start = time.perf_counter()
     connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=timeout_s)) as session:
-        start = time.perf_counter()
+    trace = aiohttp.TraceConfig()
+    opened: list[float] = []
+
+    async def on_open(*_: object) -> None:
+        opened.append(time.perf_counter() - start)
+
+    trace.on_connection_create_end.append(on_open)
+    async with aiohttp.ClientSession(
+        connector=connector, timeout=aiohttp.ClientTimeout(total=timeout_s), trace_configs=[trace]
+    ) as session:
 
         async def one(body: dict) -> None:
             t0 = time.perf_counter()
@@ -103,7 +119,7 @@ async def open_loop(url: str, bodies: Bodies, rate: float, seconds: float, timeo
                 await asyncio.sleep(delay)
             tasks.append(asyncio.create_task(one(bodies.next())))
         await asyncio.gather(*tasks)
-    return out
+    return Phase(out, opened)
 
 
 class MemorySampler:
@@ -176,10 +192,13 @@ def recovery_s(sent: list[Sent], slow_ms: float) -> float:
     return float(end)
 
 
-def per_second(sent: list[Sent], offset: float) -> list[dict]:
+def per_second(phase: Phase, offset: float) -> list[dict]:
     buckets: dict[int, list[Sent]] = {}
-    for s in sent:
+    for s in phase.sent:
         buckets.setdefault(int(s.at + offset), []).append(s)
+    opened: dict[int, int] = {}
+    for at in phase.opened:
+        opened[int(at + offset)] = opened.get(int(at + offset), 0) + 1
     return [
         {
             "t": t,
@@ -188,6 +207,7 @@ def per_second(sent: list[Sent], offset: float) -> list[dict]:
             "shed": sum(s.status in ("429", "503") for s in b),
             "failed": sum(s.status not in ("200", "429", "503") for s in b),
             "accepted_p99_ms": percentile_ms([s.latency_s for s in b if s.status == "200"], 99),
+            "connections_opened": opened.get(t, 0),
         }
         for t, b in sorted(buckets.items())
     ]
@@ -226,7 +246,7 @@ def run_setting(
         recovery = asyncio.run(open_loop(url, bodies, rate / 2, args.recovery_s, args.client_timeout_s))
         t_end = time.monotonic()
         after = httpx_ok(url)
-    over, calm = summarise(overload), summarise(baseline)
+    over, calm = summarise(overload.sent), summarise(baseline.sent)
     slow_ms = 1.5 * (calm["accepted_p99_ms"] or capacity.p99_ms)
     result = {
         "max_concurrency": max_concurrency,
@@ -237,11 +257,11 @@ def run_setting(
         "overload": over,
         "baseline": calm,
         "recovery": {
-            **summarise(recovery),
-            "recovery_s": recovery_s(recovery, slow_ms),
+            **summarise(recovery.sent),
+            "recovery_s": recovery_s(recovery.sent, slow_ms),
             "slow_ms": slow_ms,
             # the issue's yardstick: from 5 s after the drop on, p99 against the calm replica's
-            "p99_after_5s_ms": summarise([x for x in recovery if x.at >= 5])["accepted_p99_ms"],
+            "p99_after_5s_ms": summarise([x for x in recovery.sent if x.at >= 5])["accepted_p99_ms"],
         },
         "answered_share": over["accepted"] / args.overload_s / rate if rate else 0.0,
         "memory_mib": {
@@ -317,11 +337,21 @@ def _after(recovery: dict, baseline: dict) -> str:
     return f"{after:.0f} ({after / calm:.2f}x)"
 
 
+def worst_window(run: dict, overload_s: float) -> str:
+    """The overload's slowest 1-second window (accepted p99) and how many were over twice the target (the
+    service's default on a CPU when none was set): the bound the learned limit keeps from the first second."""
+    bound = 2 * (run.get("target_latency_ms") or 500)
+    p99s = [w["accepted_p99_ms"] or 0 for w in run["timeline"] if w["t"] < overload_s]
+    return f"{max(p99s, default=0):.0f} ({sum(p > bound for p in p99s)})"
+
+
 def report(results: dict) -> str:
     a = results["args"]
     rows = []
     for r in results["runs"]:
         o, rec, m = r["overload"], r["recovery"], r["memory_mib"]
+        overload_s = float(a["overload_s"])
+        opened = sum(w.get("connections_opened", 0) for w in r["timeline"] if w["t"] < overload_s)
         rows.append([
             r.get("workers", 1),
             r["max_concurrency"],
@@ -331,6 +361,7 @@ def report(results: dict) -> str:
             f"{r['offered_per_s']:.0f}",
             o["sent"], o["accepted"], o["shed"], o["failed"],
             f"{o['accepted_p99_ms'] or 0:.0f}", f"{o['accepted_max_ms'] or 0:.0f}", f"{o['shed_p99_ms'] or 0:.0f}",
+            worst_window(r, overload_s), opened,
             f"{m['idle']:.0f} / {m['overload_peak']:.0f}",
             f"{r.get('answered_share', 0):.0%}",
             f"{rec['recovery_s']:.0f}",
@@ -360,6 +391,8 @@ def report(results: dict) -> str:
                 "accepted p99 ms",
                 "accepted max ms",
                 "shed p99 ms",
+                "worst 1-s window's accepted p99 ms (windows over 2 x target)",
+                "connections opened",
                 "memory MiB idle / peak",
                 "answered, share of capacity",
                 "recovery s",

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from service.admission.gate import Admission
+from service.admission.limit import cpu_request_s
 from service.api.limits import RequestLimits
 from service.backends import Backend
 from service.config import Settings, model_name
@@ -209,8 +210,12 @@ def _served_model(
     if s.batch_overhead_tokens < 0:
         log.info("forward-pass overhead measured at %d tokens", engine.measure_overhead())
     # what one request costs this worker, for the in-flight limit's start: from the sample's speed when the
-    # runtime was measured, else from one timed pass over a few of its texts
-    admission.expect(name, choice.request_s or measure_request(engine))
+    # runtime was measured, else from one timed pass over a few of its texts (the model's work alone: on a CPU
+    # the request path and the other workers take the same cores; a GPU's cost is the GPU's)
+    cost = choice.request_s or measure_request(engine)
+    if backend.device == "cpu":
+        cost = cpu_request_s(cost, len(os.sched_getaffinity(0)), s.workers, threads)
+    admission.expect(name, cost)
     log.info("batching %s on %s: %s", name, backend.device, batching)
     metrics.engine_series(name)
     batcher = AdaptiveBatcher(

@@ -22,10 +22,12 @@ concurrency filter, against a latency the operator states (``ZSC_TARGET_LATENCY_
   closes on the requests at the front of the queue, fast ones, while the rest still wait;
 - always within ``[min_limit, max_limit]`` (``ZSC_MAX_CONCURRENCY`` stays the hard upper bound).
 
-It starts where the replica's measured speed puts it: ``initial`` = target x the requests a second one worker
-computes (the engine's measurement at start-up, ``Admission.expect``; ``initial_limit``; never under 32 /
-``sharers``: ``gate.MIN_START``), so that a sudden overload in the first second waits within the bound, not
-whatever a constant allows (64 / ``sharers`` when nothing was measured).
+It starts where the replica's measured speed puts it: ``initial`` = half the target x the requests a second one
+worker answers (the engine's measurement at start-up with, on a CPU, the request path and the worker's share
+of the cores, ``cpu_request_s``; ``Admission.expect``; ``initial_limit``; never under 32 / ``sharers``:
+``gate.MIN_START``), so that a sudden overload in the first second waits within the bound, not whatever a
+constant allows (64 / ``sharers`` when nothing was measured). Half, since the overload's own refusals take
+the same core, and the estimate comes from one short pass.
 And it does not wait for a window's end to shrink: when a request arrives at the limit while the oldest one
 in flight is older than the goal (CoDel's idea: the sojourn time of what is queued, not the latency of what
 has finished), the limit drops at once to what the replica answered while that request waited, times the
@@ -60,11 +62,25 @@ class Slot:
 
 
 def initial_limit(target_s: float, request_s: float) -> int:
-    """The in-flight limit whose queue waits ``target_s`` at ``request_s`` per request. The estimate is the
-    model's work alone (the engine's, at start-up): the request path around it (HTTP, validation, the
-    answer) makes the real wait longer, by about a third for a small model on one core, still within the
-    bound of twice the target."""
-    return max(1, int(target_s / max(request_s, 1e-6)))
+    """The in-flight limit whose queue waits half of ``target_s`` at ``request_s`` per request: in a sudden
+    overload the refusals of every request over the limit take the same core (at ten times a fast model's
+    capacity on one core, 1,500 refusals a second: a third of it or more), and ``request_s`` is an estimate.
+    The limit grows from there within two windows when the replica answers faster."""
+    return max(1, int(target_s / 2 / max(request_s, 1e-6)))
+
+
+# CPU time of a /classify request outside the model's work (HTTP, validation, the cache, scoring, the answer):
+# 1.0-1.3 ms on one AMD EPYC core (python -m bench.ab, docs/performance.md)
+REQUEST_PATH_S = 0.001
+
+
+def cpu_request_s(model_s: float, cores: int, workers: int, threads: int) -> float:
+    """What a request costs one worker of a CPU replica, from the model's work measured at start-up
+    (``model_s``, with ``threads`` threads as if the worker had their cores to itself): plus the request
+    path, which takes the same cores, and slower by the share of the ``cores`` the worker gets once all
+    ``workers`` are busy (two workers of one thread each on one core: each half as fast)."""
+    share = min(1.0, cores / max(1, workers * threads))
+    return (model_s + REQUEST_PATH_S) / share
 
 
 class AdaptiveLimit:

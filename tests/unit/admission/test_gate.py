@@ -112,9 +112,9 @@ def test_a_new_version_keeps_its_limit_and_a_removed_model_drops_it():
 
 def test_admission_starts_each_models_limit_from_its_measured_cost():
     admission = Admission(target_s=0.5, max_in_flight=256, sharers=2)
-    admission.expect("fast", 0.001)  # 500: capped by the hard bound
-    admission.expect("e5", 0.0113)  # a small model on one core: 44
+    admission.expect("fast", 0.0005)  # 500: capped by the hard bound
+    admission.expect("e5", 0.0053)  # a small model on one core: 47
     admission.expect("slow", 0.2)  # never under the floor: 32 per replica, 16 per worker
     admission.serve(["fast", "e5", "slow", "unmeasured"])
     starts = {name: limit.current for name, limit in admission.limits.items()}
-    assert starts == {"fast": 256, "e5": 44, "slow": MIN_START // 2, "unmeasured": 32}
+    assert starts == {"fast": 256, "e5": 47, "slow": MIN_START // 2, "unmeasured": 32}
