@@ -215,7 +215,8 @@ def per_second_p99(done, start: float) -> list[float]:
 # (requests/s the replica answers when nothing is refused, the start-up estimate's share of a request's time,
 # the core time of one refusal): a small model on one core (the estimate 3/4 of a request), and a fast one
 # (multilingual-e5-small on OpenVINO bf16, 172 requests/s on one AVX512-BF16 core, 5.8 ms a request, of which
-# the estimate sees 2.1 + 1 ms) whose 10x step is refused at 1,500 a second, 0.3 ms each
+# the estimate sees 3.6 + 1 ms, or 2.1 + 1 counting its labels as texts) whose 10x step is refused at 1,500 a
+# second, 0.3 ms each
 STEPS = [(40, 0.75, 0.0), (120, 0.75, 0.0), (172, 0.55, 0.0003)]
 
 
