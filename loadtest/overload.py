@@ -32,8 +32,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
-import aiohttp
 import numpy as np
 import psutil
 
@@ -46,6 +46,7 @@ from harness.progress import say
 from harness.report import pyplot, save, table, write_results
 from harness.store import ensure_default
 from loadtest.loadgen import run_load
+from loadtest.rawhttp import Client, ConnectionFailed
 from loadtest.workload import load_rows
 
 LABELS = ["sports", "business", "technology", "politics", "billing", "shipping"]
@@ -81,45 +82,39 @@ class Phase:
 
 async def open_loop(url: str, bodies: Bodies, rate: float, seconds: float, timeout_s: float) -> Phase:
     """Requests at ``rate`` per second for ``seconds``, each sent on time whatever the answers do, from a pool
-    that opens a connection whenever none is free (a client fleet that grows with the load). What earlier
-    phases left (tens of thousands of results) is moved out of the collector's sight first: a full
-    collection of this process mid-phase would pause the loop, and the pause would be timed as the
-    replica's latency."""
+    that opens a connection whenever none is free (a client fleet that grows with the load), through the lean
+    client of ``loadtest.rawhttp`` (aiohttp saturated this core at these rates and timed its own lag). The
+    bodies are encoded before the clock runs. What earlier phases left (tens of thousands of results) is
+    moved out of the collector's sight first: a full collection of this process mid-phase would pause the
+    loop, and the pause would be timed as the replica's latency."""
+    target = urlsplit(url)
+    client = Client(target.hostname or "127.0.0.1", target.port or 80)
+    total = int(rate * seconds)
+    requests = [client.request("/classify", json.dumps(bodies.next()).encode()) for _ in range(total)]
     gc.collect()
     gc.freeze()
     out: list[Sent] = []
     start = time.perf_counter()
-    connector = aiohttp.TCPConnector(limit=0)
-    trace = aiohttp.TraceConfig()
-    opened: list[float] = []
 
-    async def on_open(*_: object) -> None:
-        opened.append(time.perf_counter() - start)
+    async def one(request: bytes) -> None:
+        t0 = time.perf_counter()
+        try:
+            status = str(await client.send(request, timeout_s))
+        except (TimeoutError, OSError, ConnectionFailed) as exc:
+            status = type(exc).__name__
+        out.append(Sent(t0 - start, status, time.perf_counter() - t0))
 
-    trace.on_connection_create_end.append(on_open)
-    async with aiohttp.ClientSession(
-        connector=connector, timeout=aiohttp.ClientTimeout(total=timeout_s), trace_configs=[trace]
-    ) as session:
-
-        async def one(body: dict) -> None:
-            t0 = time.perf_counter()
-            try:
-                async with session.post(f"{url}/classify", json=body) as resp:
-                    await resp.read()
-                    status = str(resp.status)
-            except (TimeoutError, aiohttp.ClientError) as exc:
-                status = type(exc).__name__
-            out.append(Sent(t0 - start, status, time.perf_counter() - t0))
-
-        tasks = []
-        total = int(rate * seconds)
-        for i in range(total):
+    tasks = []
+    try:
+        for i, request in enumerate(requests):
             delay = start + i / rate - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
-            tasks.append(asyncio.create_task(one(bodies.next())))
+            tasks.append(asyncio.create_task(one(request)))
         await asyncio.gather(*tasks)
-    return Phase(out, opened)
+    finally:
+        client.close()
+    return Phase(out, [at - start for at in client.opened])
 
 
 class MemorySampler:
@@ -423,7 +418,7 @@ def chart(results: dict, path: Path) -> None:
         top.plot(t, [b["shed"] for b in r["timeline"]], label="shed (429/503)")
         top.plot(t, [b["failed"] for b in r["timeline"]], label="failed")
         top.set_ylabel("requests sent in that second")
-        top.set_title(f"ZSC_MAX_CONCURRENCY={r['max_concurrency']}")
+        top.set_title(f"{r.get('workers', 1)} worker(s), ZSC_MAX_CONCURRENCY={r['max_concurrency']}")
         top.legend(fontsize=8)
         mid.plot(t, [b["accepted_p99_ms"] or np.nan for b in r["timeline"]], color="tab:purple")
         mid.set_ylabel("accepted p99 (ms)")
