@@ -103,14 +103,19 @@ def test_processes_running_a_job_count_each_other(jobs_redis):
     asyncio.run(go())
 
 
-def progress(url: str, worker: str, job_id: str, seconds: float) -> tuple[float, float, int]:
-    """(items per second over ``seconds``, slices ``worker`` paused after for the cluster's traffic, items
-    done); the job read through ``url``."""
+def progress(url: str, worker: str, job_id: str, until, deadline_s: float = 30) -> tuple[float, float, int]:
+    """(items per second, slices ``worker`` paused after for the cluster's traffic, items done) from now until
+    ``until(items done, pauses)`` holds, polled (the job read through ``url``): a window that ends on what it
+    counts, so a slow machine's window is longer, not emptier."""
     done0, yields0 = status(url, job_id)["done"], counter(worker, "zsc_jobs_yields", where="cluster")
     t0 = time.monotonic()
-    time.sleep(seconds)
-    done1, yields1 = status(url, job_id)["done"], counter(worker, "zsc_jobs_yields", where="cluster")
-    return (done1 - done0) / (time.monotonic() - t0), yields1 - yields0, done1 - done0
+    while True:
+        time.sleep(0.2)
+        items = status(url, job_id)["done"] - done0
+        paused = counter(worker, "zsc_jobs_yields", where="cluster") - yields0
+        if until(items, paused):
+            return items / (time.monotonic() - t0), paused, items
+        assert time.monotonic() - t0 < deadline_s, (items, paused)
 
 
 # A serves interactive traffic and runs no job, B runs the job: today's replicas with A's worker off, or the
@@ -140,7 +145,8 @@ def test_a_worker_on_one_replica_yields_while_another_serves(split, tiny_models,
         while status(jobs_api, job["id"])["done"] == 0:
             assert time.monotonic() < deadline
             time.sleep(0.1)
-        idle_rate, idle_yields, _ = progress(jobs_api, b, job["id"], 3)
+        # progress is counted by chunks of 64: eight of them make a rate
+        idle_rate, idle_yields, _ = progress(jobs_api, b, job["id"], lambda items, _: items >= 512)
         assert idle_yields == 0  # nobody serves interactive traffic: flat out
 
         stop = threading.Event()
@@ -158,15 +164,16 @@ def test_a_worker_on_one_replica_yields_while_another_serves(split, tiny_models,
         for t in threads:
             t.start()
         try:
-            time.sleep(1.0)  # A's marks reach B within a tick or two
-            loaded_rate, loaded_yields, loaded_items = progress(jobs_api, b, job["id"], 4)
+            # A's marks reach B within a tick or two: B's first pause for them opens the window
+            progress(jobs_api, b, job["id"], lambda _, paused: paused >= 1)
+            loaded_rate, loaded_yields, loaded_items = progress(jobs_api, b, job["id"], lambda _, paused: paused >= 10)
         finally:
             stop.set()
             for t in threads:
                 t.join()
         assert answers and set(answers) == {200}
         time.sleep(1.0)  # past the hold and B's grace
-        after_rate, _, _ = progress(jobs_api, b, job["id"], 3)
+        after_rate, _, _ = progress(jobs_api, b, job["id"], lambda items, _: items >= 512)
         cancel(jobs_api, job["id"])
 
         assert counter(b, "zsc_jobs_yields", where="replica") == 0  # B itself served no interactive call
