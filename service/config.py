@@ -129,8 +129,8 @@ class Settings:
         default=0,
     )
     max_latency_ms: int = _doc(
-        "BentoML sheds a request with 503 when its predicted latency passes this; generous because "
-        "the cost per request varies with its label count.",
+        "The batching queue sheds a request with 503 when it would wait past this for its batch to start (at "
+        "the speed it measures), or has; generous because the cost per request varies with its label count.",
         default=30000,
     )
     token_budget: int = _doc(
