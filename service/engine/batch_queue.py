@@ -117,7 +117,8 @@ class BatchQueue:
                     waiting.done.set_exception(Overloaded())
                 continue
             start = len(waiting.entry) - waiting.left
-            piece = waiting.entry[start : start + room]
+            # a whole entry goes as itself (what the caller put on it, a trace's span, goes with it)
+            piece = waiting.entry if start == 0 and waiting.left <= room else waiting.entry[start : start + room]
             waiting.left -= len(piece)
             self._queued_sequences -= len(piece)
             room -= len(piece)

@@ -134,3 +134,26 @@ def test_closing_refuses_what_waits_and_what_runs():
             await queue.submit(["c"])
 
     asyncio.run(go())
+
+
+def test_a_whole_entry_reaches_the_batch_as_itself():
+    """What the caller put on its entry (the batcher's queue span) reaches run_batch; a piece of a split one
+    cannot carry it."""
+
+    class Tagged(list):
+        tag = "mine"
+
+    async def go():
+        device = Device(hold=False)
+        queue = BatchQueue(device.run_batch, max_batch_size=64, max_latency_ms=60_000)
+        seen = []
+
+        async def run_batch(entries):
+            seen.extend(getattr(e, "tag", None) for e in entries)
+            return await device.run_batch(entries)
+
+        queue._run_batch = run_batch
+        await queue.submit(Tagged(["a", "b"]))
+        assert seen == ["mine"]
+
+    asyncio.run(go())
