@@ -101,8 +101,8 @@ def request_seconds(spec: ModelSpec, tasks: list[Task], seconds: float) -> float
     """What one request costs, from ``seconds`` for ``tasks`` in one engine call. An NLI model's request is a
     pair per label: the unique pairs' share, times the sample's labels per text. An embedding model's labels
     come from its cache, so a request is its text alone: the texts' share of the call by length, per text (a
-    label's few words cost far less than a text: counted as sequences alike, a multilingual-e5-small request
-    on one core read as 2.1 ms instead of 3.6)."""
+    label's few words cost far less than a text; counted as sequences alike, labels made a request look a
+    fraction of its cost: docs/reliability.md)."""
     unique = {seq for task in tasks for seq in sequences_for(spec, task)}
     if spec.kind == "nli":
         labels = sum(len(t.hypotheses) for t in tasks) / len(tasks)
