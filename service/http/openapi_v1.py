@@ -43,7 +43,21 @@ def components() -> dict[str, Any]:
     _, top = models_json_schema(MODELS, ref_template=REF)
     schemas = top["$defs"]
     schemas.pop("InputImage", None)  # only in input parts, which the document lists without it
+    _same_property_names(schemas, schemas[SystemOneRequest.__name__]["properties"]["questions"]["additionalProperties"])
     return _enums(schemas)
+
+
+def _same_property_names(schemas: dict[str, Any], union: dict[str, Any]) -> None:
+    """Each variant of a union of closed objects (``additionalProperties: false``) names every variant's
+    properties, those it does not take as a ``not: {}`` no value satisfies. The same bodies are valid; what
+    changes is that the union's complement can be written: schemathesis' negative generation cannot complement
+    three closed objects with different property sets, and stopped the operation with a Schema Error."""
+    variants = [schemas[ref["$ref"].rsplit("/", 1)[-1]] for ref in union["oneOf"]]
+    names = sorted({name for variant in variants for name in variant["properties"]})
+    for variant in variants:
+        kind = variant["properties"]["type"]["const"]
+        for name in names:
+            variant["properties"].setdefault(name, {"not": {}, "description": f"Not taken by a `{kind}` question"})
 
 
 def _enums(schema: Any) -> Any:

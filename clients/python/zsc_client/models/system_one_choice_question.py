@@ -34,11 +34,13 @@ class SystemOneChoiceQuestion:
             criteria (SystemOneChoiceQuestionCriteria):
             type_ (SystemOneChoiceQuestionType):
             instructions (list[Any] | None | str | SystemOneChoiceQuestionInstructionsType1 | Unset):
+            labels (Any | Unset): Not taken by a `choice` question
      """
 
     criteria: SystemOneChoiceQuestionCriteria
     type_: SystemOneChoiceQuestionType
     instructions: list[Any] | None | str | SystemOneChoiceQuestionInstructionsType1 | Unset = UNSET
+    labels: Any | Unset = UNSET
 
 
 
@@ -63,6 +65,8 @@ class SystemOneChoiceQuestion:
         else:
             instructions = self.instructions
 
+        labels = self.labels
+
 
         field_dict: dict[str, Any] = {}
 
@@ -72,6 +76,8 @@ class SystemOneChoiceQuestion:
         })
         if instructions is not UNSET:
             field_dict["instructions"] = instructions
+        if labels is not UNSET:
+            field_dict["labels"] = labels
 
         return field_dict
 
@@ -120,10 +126,13 @@ class SystemOneChoiceQuestion:
         instructions = _parse_instructions(d.pop("instructions", UNSET))
 
 
+        labels = d.pop("labels", UNSET)
+
         system_one_choice_question = cls(
             criteria=criteria,
             type_=type_,
             instructions=instructions,
+            labels=labels,
         )
 
         return system_one_choice_question

@@ -33,11 +33,13 @@ class SystemOneScoreQuestion:
             criteria (list[list[Any] | str | SystemOneScoreQuestionCriteriaItemType1]):
             type_ (SystemOneScoreQuestionType):
             instructions (list[Any] | None | str | SystemOneScoreQuestionInstructionsType1 | Unset):
+            labels (Any | Unset): Not taken by a `score` question
      """
 
     criteria: list[list[Any] | str | SystemOneScoreQuestionCriteriaItemType1]
     type_: SystemOneScoreQuestionType
     instructions: list[Any] | None | str | SystemOneScoreQuestionInstructionsType1 | Unset = UNSET
+    labels: Any | Unset = UNSET
 
 
 
@@ -75,6 +77,8 @@ class SystemOneScoreQuestion:
         else:
             instructions = self.instructions
 
+        labels = self.labels
+
 
         field_dict: dict[str, Any] = {}
 
@@ -84,6 +88,8 @@ class SystemOneScoreQuestion:
         })
         if instructions is not UNSET:
             field_dict["instructions"] = instructions
+        if labels is not UNSET:
+            field_dict["labels"] = labels
 
         return field_dict
 
@@ -156,10 +162,13 @@ class SystemOneScoreQuestion:
         instructions = _parse_instructions(d.pop("instructions", UNSET))
 
 
+        labels = d.pop("labels", UNSET)
+
         system_one_score_question = cls(
             criteria=criteria,
             type_=type_,
             instructions=instructions,
+            labels=labels,
         )
 
         return system_one_score_question
