@@ -10,6 +10,8 @@ folder both workers share (``shared_dir``); each worker starts the servers its m
 
 from __future__ import annotations
 
+import ctypes
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,6 +40,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.core)
     rank = {name: i for i, name in enumerate(FIRST)}
     items.sort(key=lambda item: rank.get(Path(str(item.fspath)).stem, len(FIRST)))  # stable: the rest keep order
+
+
+def denormals_flushed() -> bool:
+    """Whether this thread flushes denormals to zero (x86's FTZ/DAZ bits)."""
+    return 2.2250738585072014e-308 / 2 == 0.0
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """Put the thread's floating-point mode back where something left denormals flushed to zero.
+
+    A native library can switch FTZ/DAZ on in the thread that calls it (a CI machine with AMX left it on in a
+    worker); hypothesis then refuses to draw any float, so a later test in the same worker fails for a reason
+    of its own. The warning says where it was found, so the library can be traced."""
+    restore_denormals(f"before {item.nodeid} (a fixture or an earlier test)")
+    yield
+    restore_denormals(f"by {item.nodeid}")
+
+
+def restore_denormals(where: str) -> None:
+    if 2.2250738585072014e-308 / 2 == 0.0:  # half the smallest normal double flushed: FTZ or DAZ is on
+        ctypes.CDLL("libm.so.6").fesetenv(ctypes.c_void_p(-1))  # glibc's FE_DFL_ENV: both off
+        warnings.warn(f"denormals were flushed to zero {where}; the default mode is restored", stacklevel=1)
 
 
 @pytest.fixture(scope="session")
