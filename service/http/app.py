@@ -1,6 +1,7 @@
-"""The BentoML service: it holds the components ``service.build`` makes, runs their lifecycle, and has thin
-endpoints. Each endpoint turns its body into requests, calls ``Pipeline.classify`` (the one path, also the
-job worker's) and puts the answer's cache status and warnings into headers.
+"""The BentoML service: it holds the components ``service.build`` makes, runs their lifecycle, and declares
+the classification APIs. A POST to one of them is answered by the edge's own layer
+(``http/classify_routes.py``: cheaper than BentoML's way to an endpoint); the declarations give BentoML's
+document and clients their shapes and answer through the same ``ClassifyRoutes`` should a request reach them.
 
 Serve it with ``bentoml serve service.http.app:ZeroShotClassifier`` (``make serve``).
 """
@@ -9,17 +10,18 @@ from __future__ import annotations
 
 import gc
 import logging
+from typing import TypeVar
 
 import bentoml
 
 from service.admission.gate import Admission
 from service.api import limits
 from service.api.classify import ClassifyBatchRequest, ClassifyBatchResponse, ClassifyRequest, ClassifyResponse
-from service.api.hf import HfZeroShotAnswer, HfZeroShotOutput, HfZeroShotRequest
+from service.api.hf import HfZeroShotOutput, HfZeroShotRequest
 from service.api.limits import RequestLimits
 from service.config import settings
-from service.core.classification import Classification
 from service.http import connections
+from service.http.classify_routes import ClassifyRoutes, ClassifyTable, Headers
 from service.http.edge import Edge
 from service.http.errors import error_boundary
 from service.http.openapi import merged
@@ -28,9 +30,9 @@ from service.http.sender import sender_of
 from service.http.timeout import install as install_timeout
 from service.obs import logs
 from service.obs.tracing import bentoml_tracing_config, use_bentoml_provider
-from service.pipeline.call import Call
 
 log = logging.getLogger("zsc.http")
+T = TypeVar("T")
 SETTINGS = settings()
 limits.use(RequestLimits.from_settings(SETTINGS))  # for the bodies BentoML validates, and the document it writes
 install_timeout()  # BentoML's per-request timeout, with its timer cancelled once the answer starts
@@ -43,6 +45,7 @@ if SETTINGS.log_format == "json":
 ROUTES = RoutesBoundLater()  # label sets, jobs, the documents, the pages: bound once this worker's components exist
 # who gets in, one per worker process: made before the framework builds the edge, given to it and to build()
 ADMISSION = Admission.from_settings(SETTINGS)
+CLASSIFY = ClassifyTable()  # the classification APIs the edge answers: bound once the components exist
 
 
 SERVED = SETTINGS.served_models()  # ZSC_MODELS, else ZSC_MODEL: the default first
@@ -68,6 +71,8 @@ class ZeroShotClassifier:
         document = lambda: merged(ZeroShotClassifier.openapi_spec.asdict(), self.models.default.name)  # noqa: E731
         admin_routes = admin.routes(self.components.model_manager, SETTINGS)
         ROUTES.bind(make_app(self.components, openapi=document, extra=admin_routes))
+        self.routes = ClassifyRoutes(self.models)
+        CLASSIFY.bind(self.routes)
         # Everything loaded so far lives as long as the process: move it out of the garbage collector's
         # sight, so the collections that request handling triggers do not scan the model's objects.
         gc.collect()
@@ -91,31 +96,26 @@ class ZeroShotClassifier:
     @error_boundary
     async def classify(self, request: ClassifyRequest, /, ctx: bentoml.Context) -> ClassifyResponse:
         """Rank the candidate labels for one text; decide with a threshold; long texts cut or chunked."""
-        [answer] = await self._classify([request.classification()], ctx)
-        return answer
+        return answered(await self.routes.classify(request, sender_of(ctx.request.scope)), ctx)
 
     @bentoml.api(route="/classify_batch")
     @error_boundary
     async def classify_batch(self, request: ClassifyBatchRequest, /, ctx: bentoml.Context) -> ClassifyBatchResponse:
         """Rank labels for many texts in one call; each item carries its own labels and options."""
-        return ClassifyBatchResponse(results=await self._classify([i.classification() for i in request.items], ctx))
+        return answered(await self.routes.classify_batch(request, sender_of(ctx.request.scope)), ctx)
 
     @bentoml.api(route="/hf/zero-shot-classification")
     @error_boundary
     async def hf_zero_shot(self, request: HfZeroShotRequest, /, ctx: bentoml.Context) -> HfZeroShotOutput:
         """Hugging Face's zero-shot-classification request and answer shape, so its clients work unchanged:
         `InferenceClient(model="http://HOST:PORT/hf/zero-shot-classification").zero_shot_classification(...)`."""
-        items = [r.classification() for r in request.requests()]
-        answers = await self._classify(items, ctx)
-        out = [HfZeroShotAnswer(sequence=i.text, labels=a.labels, scores=a.scores) for i, a in zip(items, answers)]
-        return HfZeroShotOutput(out[0] if isinstance(request.inputs, str) else out)
+        return answered(await self.routes.hf_zero_shot(request, sender_of(ctx.request.scope)), ctx)
 
-    async def _classify(self, items: list[Classification], ctx: bentoml.Context) -> list[ClassifyResponse]:
-        answers = await self.models.classify(Call(tuple(items), sender=sender_of(ctx.request.scope)))
-        ctx.response.headers["X-Cache"] = answers.cache
-        if answers.warnings:
-            ctx.response.headers["X-ZSC-Warnings"] = ",".join(answers.warnings)
-        return answers.results  # type: ignore[return-value]  # a call, not a job: answers only
+
+def answered(result: tuple[T, Headers], ctx: bentoml.Context) -> T:
+    answer, headers = result
+    ctx.response.headers.update(headers)
+    return answer
 
 
 # One class attribute per served model: BentoML packages (bentoml build) and resolves the models its service
@@ -137,4 +137,4 @@ ZeroShotClassifier = bentoml.service(
 # Routes that are not one JSON body in and out (label sets, jobs, the web page), beside the APIs above
 ZeroShotClassifier.mount_asgi_app(ROUTES, path="/", name="zsc_routes")
 # Request ids, API keys, rate limits, the body read and bound, admission and the access line, for every route
-ZeroShotClassifier.add_asgi_middleware(Edge, settings=SETTINGS, admission=ADMISSION)
+ZeroShotClassifier.add_asgi_middleware(Edge, settings=SETTINGS, admission=ADMISSION, classify=CLASSIFY)

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-import anyio
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -26,6 +25,7 @@ from starlette.routing import Route
 from service.api.decisions.adapters import InputNotReadable, input_text
 from service.api.decisions.protocol import DecisionCreateRequest
 from service.errors import InvalidRequest
+from service.http.classify_routes import parsed_body
 from service.http.decisions_errors import validated
 from service.http.edge.paths import DECISIONS
 from service.http.errors import error_boundary
@@ -33,7 +33,6 @@ from service.http.errors import error_boundary
 if TYPE_CHECKING:  # the pipeline's modules load the tokenizer's library: not at import time
     from service.pipeline.decisions import Decisions
 
-PARSE_IN_THREAD_BYTES = 256 * 1024  # a larger body is validated off the event loop
 T = TypeVar("T")
 
 
@@ -60,10 +59,7 @@ def routes(decisions: Decisions) -> list[Route]:
 
 async def parsed(request: Request, parse: Callable[[bytes], T]) -> T:
     """The request's body through ``parse``, off the event loop when it is large."""
-    body = await request.body()
-    if len(body) > PARSE_IN_THREAD_BYTES:
-        return await anyio.to_thread.run_sync(parse, body)
-    return parse(body)
+    return await parsed_body(await request.body(), parse)
 
 
 def parse(body: bytes) -> DecisionCreateRequest:

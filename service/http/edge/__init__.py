@@ -6,6 +6,7 @@ one job, outermost first:
     Access          API keys, admin keys, per-key rate limit                                (access.py)
     BodyReader      media type, body bound, the whole body read, bodies' memory bounded    (body.py)
     Admit           the in-flight limits: taken in, or 429 (service.admission)             (admit.py)
+    ClassifyEndpoints  /classify, /classify_batch and the HF route answered, past BentoML  (../classify_routes.py)
     FrameworkErrors BentoML's 400 and the router's 404 in the API's words                 (framework.py)
 
 Every refusal is an error of ``service.errors`` answered through ``http/errors.py``'s one table. Slow and
@@ -20,6 +21,7 @@ from typing import Any
 
 from service.admission.gate import Admission
 from service.config import Settings
+from service.http.classify_routes import ClassifyEndpoints, ClassifyTable
 from service.http.edge.access import Access
 from service.http.edge.admit import Admit
 from service.http.edge.body import BodyReader
@@ -29,8 +31,9 @@ from service.http.edge.role import RoleGate
 
 
 class Edge:
-    def __init__(self, app: Any, settings: Settings, admission: Admission) -> None:
-        inner: Any = Access(BodyReader(Admit(FrameworkErrors(app), admission), settings), settings)
+    def __init__(self, app: Any, settings: Settings, admission: Admission, classify: ClassifyTable) -> None:
+        endpoints = ClassifyEndpoints(FrameworkErrors(app), classify)
+        inner: Any = Access(BodyReader(Admit(endpoints, admission), settings), settings)
         if settings.role == "jobs":
             inner = RoleGate(inner, settings.role)
         self.app = RequestLog(inner, settings.retry_after_s)
