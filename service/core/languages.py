@@ -54,6 +54,7 @@ def scripts_of(languages: tuple[str, ...]) -> frozenset[str]:
     return frozenset(out)
 
 
+@functools.lru_cache(maxsize=4096)  # a text's scan looks up each letter: a name lookup and a split each time
 def script(ch: str) -> str | None:
     """The script of a letter (the first word of its Unicode name: LATIN, CJK, CYRILLIC ...), else None.
     Full-width Latin letters are LATIN too."""

@@ -4,8 +4,9 @@ middleware and the endpoint knowing each other; asyncio tasks and anyio worker t
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
-import uuid
 from contextvars import ContextVar
 from dataclasses import dataclass
 
@@ -29,7 +30,21 @@ def request_id_from(header: str | None) -> str:
     """The client's X-Request-ID when it is a plain token, else a new one."""
     if header and _CLIENT_ID.fullmatch(header):
         return header
-    return uuid.uuid4().hex
+    return f"{_PROCESS}{next(_COUNT):016x}"
+
+
+# A new id is this process's random half and a count (32 hex digits, as a UUID's): unique without a
+# system call for each request's random bytes, which uuid4 made about 4 % of the event loop's time.
+_PROCESS = os.urandom(8).hex()
+_COUNT = itertools.count(1)
+
+
+def _new_process_half() -> None:
+    global _PROCESS
+    _PROCESS = os.urandom(8).hex()
+
+
+os.register_at_fork(after_in_child=_new_process_half)  # a forked worker must not repeat its parent's ids
 
 
 def begin(request_id: str) -> RequestInfo:

@@ -25,8 +25,11 @@ from opentelemetry import trace
 TRACER_NAME = "zsc"
 
 
+_TRACER = trace.get_tracer(TRACER_NAME)  # a proxy: it follows the provider use_bentoml_provider makes global
+
+
 def tracer() -> trace.Tracer:
-    return trace.get_tracer(TRACER_NAME)
+    return _TRACER
 
 
 def otlp_traces_endpoint(env: Mapping[str, str] | None = None) -> str | None:
