@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 
 import pytest
 
@@ -159,12 +160,43 @@ def test_past_the_hard_bound_a_request_is_429_and_its_place_is_given_back():
     admission.serve(["m"])
     blocker = admission.enter()  # one request already in flight
     inner = answering()
-    status, _, body = call(Admit(inner, admission), scope("/classify"))
+    status, _, body = call(Admit(inner, admission, hold_s=0), scope("/classify"))
     assert status == 429 and body["error_type"] == "overloaded" and inner.reached == []
     assert call(Admit(inner, admission), scope("/readyz", method="GET"))[0] == 200, "probes are never counted"
     admission.leave(blocker, 0.0)
     assert call(Admit(inner, admission), scope("/classify"))[0] == 200
     assert admission.in_flight == 0, "the place is given back when the call is over"
+
+
+def test_a_refusal_is_held_before_it_is_sent_up_to_a_bound_of_held_ones():
+    """A client that asks again at once is slowed to one refusal per hold; past ``max_held`` at once, the
+    refusals go out at once (a held one keeps its connection)."""
+    admission = Admission(target_s=None, max_in_flight=1)
+    admission.serve(["m"])
+    admission.enter()
+    layer = Admit(answering(), admission, hold_s=0.3, max_held=2)
+    sent_after: list[float] = []
+
+    async def one() -> None:
+        started = time.perf_counter()
+
+        async def receive() -> dict:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                assert message["status"] == 429
+                sent_after.append(time.perf_counter() - started)
+
+        await layer(scope("/classify"), receive, send)
+
+    async def four() -> None:
+        await asyncio.gather(*(one() for _ in range(4)))
+
+    asyncio.run(four())
+    at_once, held = sorted(sent_after)[:2], sorted(sent_after)[2:]
+    assert max(at_once) < 0.15 and min(held) >= 0.3, sent_after
+    assert layer.held == 0
 
 
 # -- framework -----------------------------------------------------------------------------------------
