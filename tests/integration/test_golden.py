@@ -1,6 +1,6 @@
 """Today's answers, pinned: /classify, /classify_batch, the Hugging Face route, /v1/decisions and a job's
 results on the shipped workload (``loadtest/data/workload.jsonl``), compared exactly with a recorded file
-(``golden/answers.json``), scores to 9 significant digits (their last bits depend on the CPU).
+(``golden/answers.json``), scores to fp32's precision (their last bits depend on the CPU's kernels).
 
 The calls cover label names and label objects (descriptions, hypotheses, several phrasings, examples),
 templates, multi-label with a threshold, top_k, a text read in windows (``truncation: chunk``) and one cut,
@@ -29,10 +29,11 @@ from tests.support.jobs import results_jsonl, submit, wait
 from tests.support.server import bento_server
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "answers.json"
-# scores equal to 9 significant digits: the same fp32 graph sums in another order on another CPU (an AMD EPYC
-# and an Intel Xeon with the same flags differ in a score's last bits, ~1e-17), anything an answer means is
-# far above that
-SAME_DIGITS = 1e-9
+# scores equal to fp32's precision: the same fp32 graph sums in another order on another CPU. CPUs with the
+# same flags differ in a score's last bits (~1e-17); ONNX Runtime's AVX2 kernels against the AVX512 ones the
+# file was recorded with, by up to 2.4e-6 (1.3e-5 of the score) on this workload (an AMD EPYC with AVX2 only,
+# every other field equal). Anything an answer means is far above that.
+SAME_REL, SAME_ABS = 1e-4, 1e-5
 ROWS = [json.loads(line) for line in (ROOT / "loadtest/data/workload.jsonl").read_text().splitlines() if line]
 NEWS = ["sports", "business", "technology", "politics"]
 SUPPORT_OBJECTS = [
@@ -204,7 +205,7 @@ def differences(got, expected, at: str = "") -> list[str]:
             return [f"{at}: {len(got)} items, recorded {len(expected)}"]
         return [d for i, (g, e) in enumerate(zip(got, expected)) for d in differences(g, e, f"{at}[{i}]")][:10]
     if isinstance(got, float) and isinstance(expected, float):  # the last bits differ between CPUs
-        same = math.isclose(got, expected, rel_tol=SAME_DIGITS, abs_tol=SAME_DIGITS * 1e-3)
+        same = math.isclose(got, expected, rel_tol=SAME_REL, abs_tol=SAME_ABS)
     else:
         same = got == expected
     return [] if same else [f"{at}: {got!r}, recorded {expected!r}"]
