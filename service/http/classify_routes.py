@@ -18,7 +18,6 @@ Those declarations answer through the same ``ClassifyRoutes``, so either way the
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -28,15 +27,13 @@ from pydantic import BaseModel, ValidationError
 from service.api.classify import ClassifyBatchRequest, ClassifyBatchResponse, ClassifyRequest, ClassifyResponse
 from service.api.hf import HfZeroShotAnswer, HfZeroShotOutput, HfZeroShotRequest
 from service.core.classification import Classification
-from service.errors import BackendFailure, InternalError, ServiceError
-from service.http.errors import send_error, validation_body
+from service.http.errors import answered_error, send_error, validation_body
 from service.http.sender import sender_of
 from service.pipeline.call import Call, Sender
 
 if TYPE_CHECKING:  # the pipeline's modules load the tokenizer's library: not at import time
     from service.pipeline.registry import ModelRegistry
 
-log = logging.getLogger("zsc.http")
 PARSE_IN_THREAD_BYTES = 256 * 1024  # a larger body is validated off the event loop
 Headers = dict[str, str]
 
@@ -116,13 +113,8 @@ class ClassifyEndpoints:
             out, headers = await answer(request, sender_of(scope))
         except ValidationError as exc:
             await send_json(send, 400, invalid_body(exc), {})
-        except ServiceError as exc:
-            if isinstance(exc, BackendFailure):
-                log.error("%s (%s)", exc, answer.__name__)
-            await send_error(send, exc, path)
-        except Exception:
-            log.exception("unexpected error in %s", answer.__name__)
-            await send_error(send, InternalError(), path)
+        except Exception as exc:
+            await send_error(send, answered_error(exc, answer.__name__), path)
         else:
             await send_json(send, 200, out.model_dump_json().encode(), headers)
 

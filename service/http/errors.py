@@ -189,17 +189,23 @@ def error_boundary(endpoint: Callable[..., Awaitable[Any]]) -> Callable[..., Awa
         path = next((a.url.path for a in args if isinstance(a, Request)), "")  # a Starlette handler's request
         try:
             return await endpoint(*args, **kwargs)
-        except ServiceError as exc:
-            if isinstance(exc, BackendFailure):
-                log.error("%s (%s)", exc, endpoint.__name__)
-            return error_response(exc, ctx, path)
         except ValidationError:
             raise  # a request checked in the endpoint (the Hugging Face route): BentoML's own 400
-        except Exception:
-            log.exception("unexpected error in %s", endpoint.__name__)
-            return error_response(InternalError(), ctx, path)
+        except Exception as exc:
+            return error_response(answered_error(exc, endpoint.__name__), ctx, path)
 
     return answered
+
+
+def answered_error(exc: Exception, endpoint: str) -> ServiceError:
+    """What an endpoint's exception is answered with: a typed error as it is (a backend failure logged),
+    anything else a generic 500 with its traceback logged. Call it in the ``except`` block."""
+    if isinstance(exc, ServiceError):
+        if isinstance(exc, BackendFailure):
+            log.error("%s (%s)", exc, endpoint)
+        return exc
+    log.exception("unexpected error in %s", endpoint)
+    return InternalError()
 
 
 _TITLE = re.compile(r"^\d+ validation errors? for (\w+?)(?:IODescriptor)?$")
