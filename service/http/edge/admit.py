@@ -10,11 +10,10 @@ an overload (the work after the answer is sent waits for the loop too): the limi
 accepted p99 of `make overload` was 10-25 % worse. Health checks, /metrics, the docs and the admin API
 are never counted.
 
-A refusal is held ``REFUSAL_HOLD_S`` before it is sent (up to ``MAX_HELD`` at once, then at once): a client
-that ignores Retry-After and asks again at once would otherwise spin, each refusal costing the replica's
-core about a third of a millisecond; 27 such clients on one AVX2 core took two thirds of it, the learned
-limit followed the throughput down, and the replica answered 16 requests/s of the 51 it can. A held
-refusal costs a timer.
+A refusal is held ``REFUSAL_HOLD_S`` before it is sent (up to ``MAX_HELD`` at once, then at once): clients
+that ignore Retry-After and ask again at once would otherwise spin on refusals, whose cost on the replica's
+core starves the model; the learned limit then follows the throughput down (docs/reliability.md has the
+measurement). A held refusal costs a timer.
 """
 
 from __future__ import annotations
