@@ -8,7 +8,8 @@ fi
 if [ "$ENGINE" = buildah ]; then
   export CONTAINERS_CONF=${CONTAINERS_CONF:-$BUILD_DIR/containers/containers.conf}
   if [ "$(id -u)" = 0 ]; then
-    export CONTAINERS_STORAGE_CONF=${CONTAINERS_STORAGE_CONF:-$BUILD_DIR/containers/storage.conf}
+    CONTAINERS_STORAGE_CONF=$("$BUILD_DIR/containers/storage-conf.sh")  # overlay where it mounts, else vfs
+    export CONTAINERS_STORAGE_CONF
   fi
   RUNNER=podman
 else

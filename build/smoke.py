@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -51,8 +52,14 @@ def engine_env(runner: str) -> dict[str, str]:
     if runner == "podman":
         env.setdefault("CONTAINERS_CONF", str(BUILD / "containers" / "containers.conf"))
         if os.geteuid() == 0:
-            env.setdefault("CONTAINERS_STORAGE_CONF", str(BUILD / "containers" / "storage.conf"))
+            env["CONTAINERS_STORAGE_CONF"] = storage_conf()
     return env
+
+
+def storage_conf() -> str:
+    """The storage.conf build/*.sh use (build/containers/storage-conf.sh: overlay where it mounts, else vfs)."""
+    script = BUILD / "containers" / "storage-conf.sh"
+    return subprocess.run([str(script)], capture_output=True, text=True, check=True).stdout.strip()
 
 
 def sh(runner: str, *args: str, check: bool = True, timeout: float = 120):

@@ -27,6 +27,9 @@ from tests.support.server import BIN, ROOT
 sys.path.insert(0, str(ROOT / "clients"))
 import regenerate  # noqa: E402  (clients/regenerate.py)
 
+sys.path.insert(0, str(ROOT / "build"))
+import smoke  # noqa: E402  (build/smoke.py: the engine's settings, as build/*.sh choose them)
+
 TEST_IMAGE = "localhost/zsc-test-image"
 # exported while the bento and the image are built, and given to the container: found nowhere in the image
 SECRET = "zsc-image-test-key-9d41b7e2"  # noqa: S105 (a test key, searched for)
@@ -120,7 +123,7 @@ def _image_tools_missing() -> str | None:
     if missing:
         return f"{', '.join(missing)} missing (apt-get install buildah podman runc uidmap slirp4netns debootstrap)"
     if os.geteuid() != 0:
-        return "the image build here needs root (vfs storage under /var/lib/containers, debootstrap)"
+        return "the image build here needs root (image storage under /var/lib/containers, debootstrap)"
     return None
 
 
@@ -128,13 +131,7 @@ image_tools = pytest.mark.skipif(_image_tools_missing() is not None, reason=str(
 
 
 def _podman(*args: str) -> subprocess.CompletedProcess:
-    env = {
-        "CONTAINERS_CONF": os.environ.get("CONTAINERS_CONF", str(ROOT / "build/containers/containers.conf")),
-        "CONTAINERS_STORAGE_CONF": os.environ.get(
-            "CONTAINERS_STORAGE_CONF", str(ROOT / "build/containers/storage.conf")
-        ),
-    }
-    return _run(["podman", *args], env, timeout=300)
+    return _run(["podman", *args], smoke.engine_env("podman"), timeout=300)
 
 
 @pytest.fixture(scope="module")
