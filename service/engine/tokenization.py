@@ -1,13 +1,24 @@
-"""Batched tokenization without padding: padding is done per micro-batch after length sorting."""
+"""Batched tokenization without padding: padding is done per micro-batch after length sorting.
+
+The engine calls Hugging Face's Rust tokenizer (``tokenizers``) directly, as transformers' fast tokenizers do
+underneath. transformers resolves three facts the Rust tokenizer does not hold (the pad token's id, whether
+the model reads segment ids, which side truncation cuts): the importer records them next to
+``tokenizer.json`` (``SERVING_FACTS``), so a replica serves without importing transformers, which costs a
+process seconds at start (it imports torch and scikit-learn where they are installed). A folder without that
+record (a model imported before it existed, a checkpoint used in place) is read through transformers, once.
+"""
 
 from __future__ import annotations
 
-import threading
+import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from transformers import AutoTokenizer, PreTrainedTokenizerBase
+from tokenizers import Tokenizer as RustTokenizer
+
+SERVING_FACTS = "tokenizer_serving.json"
 
 
 @dataclass
@@ -16,90 +27,126 @@ class Encoded:
     type_ids: list[list[int]] | None
 
 
-class Tokenizer:
-    """A fast Hugging Face tokenizer behind the two calls the engine makes."""
+@dataclass(frozen=True)
+class TokenizerFacts:
+    """What transformers resolves from a tokenizer's files beyond ``tokenizer.json``."""
 
-    def __init__(self, hf: PreTrainedTokenizerBase, max_length: int) -> None:
-        if hf.pad_token_id is None:
-            # transformers' zero-shot pipeline does the same for tokenizers without a pad token
-            hf.pad_token = hf.eos_token
-        self._hf = hf
-        # transformers sets the backend tokenizer's truncation state on every call: two threads calling at
-        # once (the engine's, and a request's measuring a long text) could each run with the other's
-        self._lock = threading.Lock()
+    pad_id: int
+    token_type_ids: bool  # the model reads segment ids ("token_type_ids" in the tokenizer's model_input_names)
+    truncation_side: str = "right"
+
+    @classmethod
+    def of(cls, hf: Any) -> TokenizerFacts:
+        """From a loaded transformers fast tokenizer; without a pad token, its end-of-sequence token, as
+        transformers' zero-shot pipeline does."""
+        pad = hf.pad_token_id if hf.pad_token_id is not None else hf.convert_tokens_to_ids(hf.eos_token)
+        return cls(int(pad), "token_type_ids" in hf.model_input_names, hf.truncation_side)
+
+
+def write_serving_facts(path: str | Path) -> TokenizerFacts:
+    """Record, for the tokenizer in ``path``, what serving needs beside ``tokenizer.json`` (the importer calls
+    this). ``tokenizer.json`` is rewritten from the tokenizer transformers built when that differs from the
+    file (tokens transformers added from ``tokenizer_config.json``), so the file alone reproduces it."""
+    path = Path(path)
+    hf = _transformers_tokenizer(path)
+    built = hf.backend_tokenizer
+    if built.to_str() != RustTokenizer.from_file(str(path / "tokenizer.json")).to_str():
+        built.save(str(path / "tokenizer.json"))
+    facts = TokenizerFacts.of(hf)
+    (path / SERVING_FACTS).write_text(json.dumps(asdict(facts), indent=2) + "\n")
+    return facts
+
+
+class Tokenizer:
+    """A fast Hugging Face tokenizer behind the calls the engine makes, with transformers' call semantics
+    (``truncation=True`` is longest-first, pairs cut the premise only, special tokens added unless asked not
+    to). One configured copy per kind of call: nothing is reconfigured while serving, so threads (the
+    engine's, a request's measuring a long text) share them without a lock."""
+
+    def __init__(self, backend: RustTokenizer, max_length: int, facts: TokenizerFacts) -> None:
         self.max_length = max_length
-        self.pad_id = int(hf.pad_token_id)
-        self.has_types = "token_type_ids" in hf.model_input_names
-        self.tokens_per_char = _tokens_per_char(hf)
+        self.pad_id = facts.pad_id
+        self.has_types = facts.token_type_ids
+        self.tokens_per_char = _tokens_per_char(backend)
+        self._texts = _configured(backend, max_length, "longest_first", facts.truncation_side)
+        self._pairs = _configured(backend, max_length, "only_first", facts.truncation_side)
+        self._whole = _configured(backend, None, None, facts.truncation_side)
 
     @classmethod
     def load(cls, path: str | Path, max_length: int) -> Tokenizer:
-        return cls(AutoTokenizer.from_pretrained(str(path), use_fast=True), max_length)
+        path = Path(path)
+        facts_file, tokenizer_file = path / SERVING_FACTS, path / "tokenizer.json"
+        if facts_file.is_file() and tokenizer_file.is_file():
+            facts = TokenizerFacts(**json.loads(facts_file.read_text()))
+            return cls(RustTokenizer.from_file(str(tokenizer_file)), max_length, facts)
+        hf = _transformers_tokenizer(path)
+        return cls(hf.backend_tokenizer, max_length, TokenizerFacts.of(hf))
 
     def encode_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> Encoded:
         """Premise truncated first (only_first), as transformers' zero-shot pipeline does."""
+        pairs = list(zip(premises, hypotheses))
         try:
-            out = self._call(list(premises), list(hypotheses), truncation="only_first")
+            return self._encode(self._pairs, pairs)
         except Exception as exc:  # the hypothesis alone is longer than max_length
             if "too short" not in str(exc):
                 raise
             # transformers falls back to no truncation for such pairs; do it pair by pair so one
             # odd pair does not change how the others are cut.
             ids, types = [], []
-            for p, h in zip(premises, hypotheses):
+            for pair in pairs:
                 try:
-                    one = self._call([p], [h], truncation="only_first")
+                    one = self._encode(self._pairs, [pair])
                 except Exception as inner:
                     if "too short" not in str(inner):
                         raise
-                    one = self._call([p], [h], truncation=False)
+                    one = self._encode(self._whole, [pair])
                 ids += one.ids
                 types += one.type_ids or []
             return Encoded(ids, types if self.has_types else None)
-        return out
 
     def offsets(self, text: str) -> list[tuple[int, int]]:
         """The character span of each token of ``text`` alone (no special tokens, no truncation)."""
-        with self._lock:
-            enc = self._hf(text, add_special_tokens=False, truncation=False, return_offsets_mapping=True)
-        return [tuple(span) for span in enc["offset_mapping"]]
+        [enc] = self._whole.encode_batch([text], add_special_tokens=False)
+        return [tuple(span) for span in enc.offsets]
 
     def counts(self, texts: Sequence[str]) -> list[int]:
         """Tokens of each text alone (no special tokens)."""
-        with self._lock:
-            enc = self._hf(list(texts), add_special_tokens=False, truncation=False, return_attention_mask=False)
-        return [len(ids) for ids in enc["input_ids"]]
+        return [len(enc.ids) for enc in self._whole.encode_batch(list(texts), add_special_tokens=False)]
 
     def specials(self, pair: bool) -> int:
         """Special tokens the model adds around one text, or around a (text, hypothesis) pair."""
-        return int(self._hf.num_special_tokens_to_add(pair=pair))
+        return int(self._whole.num_special_tokens_to_add(pair))
 
     def encode_texts(self, texts: Sequence[str]) -> Encoded:
-        return self._call(list(texts), None, truncation=True)
+        return self._encode(self._texts, list(texts))
 
-    def _call(self, first: list[str], second: list[str] | None, truncation) -> Encoded:
-        with self._lock:
-            return self._call_locked(first, second, truncation)
-
-    def _call_locked(self, first: list[str], second: list[str] | None, truncation) -> Encoded:
-        enc = self._hf(
-            first,
-            second,
-            truncation=truncation,
-            max_length=self.max_length if truncation else None,
-            padding=False,
-            return_attention_mask=False,
-            return_token_type_ids=self.has_types,
-        )
-        return Encoded(enc["input_ids"], enc["token_type_ids"] if self.has_types else None)
+    def _encode(self, backend: RustTokenizer, inputs: list) -> Encoded:
+        encodings = backend.encode_batch(inputs)
+        return Encoded([e.ids for e in encodings], [e.type_ids for e in encodings] if self.has_types else None)
 
 
-def _tokens_per_char(hf: PreTrainedTokenizerBase) -> int:
+def _configured(backend: RustTokenizer, max_length: int | None, strategy: str | None, side: str) -> RustTokenizer:
+    """A copy of ``backend`` that truncates so (or not at all, ``max_length`` None) and never pads."""
+    copy = RustTokenizer.from_str(backend.to_str())
+    copy.no_padding()
+    if max_length is None:
+        copy.no_truncation()
+    else:
+        copy.enable_truncation(max_length, stride=0, strategy=strategy, direction=side)
+    return copy
+
+
+def _transformers_tokenizer(path: Path):
+    from transformers import AutoTokenizer  # only for a folder without SERVING_FACTS, and at import
+
+    return AutoTokenizer.from_pretrained(str(path), use_fast=True)
+
+
+def _tokens_per_char(backend: RustTokenizer) -> int:
     """At most how many tokens one character becomes, by tokenizer model: WordPiece and WordLevel one
     (a character is a piece or [UNK]), Unigram two (a word-start marker and a piece), byte-level BPE four
     (the UTF-8 bytes of one character). Unknown kinds: four."""
-    backend = getattr(hf, "backend_tokenizer", None)
-    kind = type(backend.model).__name__ if backend is not None else ""
+    kind = type(backend.model).__name__
     if kind in ("WordPiece", "WordLevel"):
         return 1
     if kind == "Unigram":

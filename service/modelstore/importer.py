@@ -30,6 +30,7 @@ from typing import Any
 from service.config import model_name
 from service.core.model_spec import DEFAULT_EMBEDDING_TEMPLATE, DEFAULT_NLI_TEMPLATE, ModelSpec
 from service.core.scoring import contradiction_index_for, entailment_index_for
+from service.engine.tokenization import write_serving_facts
 from service.modelstore.known_models import BUNDLED_SOURCES, known
 
 log = logging.getLogger("zsc.model_import")
@@ -324,6 +325,7 @@ def prepare(
         if structbert:
             _structbert_to_bert(workdir, entail, contra)
     _ensure_fast_tokenizer(workdir, max_length)
+    write_serving_facts(workdir)  # what serving reads beside tokenizer.json, so it needs no transformers
     default_template = opts.template or (
         "{}" if structbert else DEFAULT_NLI_TEMPLATE if kind == "nli" else DEFAULT_EMBEDDING_TEMPLATE
     )

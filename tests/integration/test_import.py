@@ -130,3 +130,17 @@ def test_import_overrides_what_known_models_say(store, tmp_path):
     assert meta["languages"] == ["en", "de"]
     plain = imported(run_cli(["import-model", "bundled", "--name", "p", "--no-onnx"], store))
     assert plain["languages"] == ["en"] and plain["logit_scale"] == 20.0 and plain["text_prefix"] == ""
+
+
+def test_every_imported_tokenizer_serves_without_transformers_as_transformers_does(tiny_models, english_model):
+    """The importer records what serving reads beside tokenizer.json: the multilingual default (Unigram, no
+    segments), the English encoder and both tiny NLI layouts (WordPiece with segments; the ModelScope one
+    from a bare vocab.txt) answer as transformers' own calls."""
+    from tests.support.tokenization import assert_same_as_transformers
+
+    models = [json.loads(line) for line in run_cli(["list-models", "--json"], tiny_models).stdout.splitlines()]
+    names = {m["tag"].split(":")[0] for m in models}
+    assert {"multilingual-e5-small", english_model.split(":")[0], "tiny-hf", "tiny-ms"} <= names
+    for m in models:
+        for max_length in (16, m["max_length"]):
+            assert_same_as_transformers(Path(m["path"]), max_length)
