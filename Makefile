@@ -24,7 +24,7 @@ ACCURACY_ARGS ?=
 export BENTOML_DO_NOT_TRACK := True
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help venv serve test test-fast unit integration tooling lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke loadtest-mixed accuracy audit overload fuzz int8-study
+.PHONY: help venv deps serve test test-fast unit integration tooling lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke loadtest-mixed accuracy audit overload fuzz int8-study
 
 help:
 	@echo "make serve            run the service on port $(PORT) (bundled multilingual model unless ZSC_MODEL names another)"
@@ -86,7 +86,11 @@ format: venv
 	$(BIN)/ruff format service harness tests loadtest bench deploy build clients/regenerate.py
 	$(BIN)/ruff check --fix service harness tests loadtest bench deploy build clients/regenerate.py
 
-test: system-deps venv lint
+# apt and pip at once: neither needs the other, and on a fresh machine each takes a minute or more
+deps:
+	@$(MAKE) --no-print-directory -j2 system-deps venv
+
+test: deps lint
 	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 unit: venv
