@@ -17,7 +17,7 @@ CLUSTER_PORT ?= 8080
 PYTEST_ARGS ?=
 # pytest-xdist workers for make test (a module per worker at a time); 0 runs the suite in one process
 PYTEST_WORKERS ?= 2
-XDIST = $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
+XDIST = $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 LOADTEST_ARGS ?=
 ACCURACY_ARGS ?=
 
