@@ -98,6 +98,11 @@ def corrected_winners(e: np.ndarray, _src: np.ndarray) -> np.ndarray:
     return est_capped_corrected_winners(e)
 
 
+def skew_left_after_cap(e: np.ndarray) -> float:
+    """``core.calibration.skew_left`` of the sample's winners after the capped correction."""
+    return cal.skew_left(cal.fit(e, [str(i) for i in range(e.shape[1])], FIT).settled, len(e))
+
+
 NO_GUARD = replace(FIT, coverage_slack=math.inf)
 CANDIDATES: dict[str, Estimator] = {
     "plain centring": plain,
@@ -105,12 +110,14 @@ CANDIDATES: dict[str, Estimator] = {
     "trimmed mean 10%": trimmed,
     "median of 10 means": median_of_means,
     "capped corrected winners": corrected_winners,
-    "capped 1/K + shrink (before)": service_fit(replace(NO_GUARD, cap=1.0)),
-    "capped 1.5/K + shrink": service_fit(replace(NO_GUARD, cap=1.5)),
+    "capped 1/K + shrink": service_fit(replace(NO_GUARD, cap=1.0, skew_test=None)),
+    "capped 1.5/K + shrink": service_fit(replace(NO_GUARD, cap=1.5, skew_test=None)),
     "plain + shrink + coverage": service_fit(replace(FIT, cap=math.inf)),
-    "capped 1/K + coverage (service)": service_fit(FIT),
-    "capped 1.5/K + coverage": service_fit(replace(FIT, cap=1.5)),
+    "capped 1/K + coverage (before)": service_fit(replace(FIT, skew_test=None)),
+    "capped 1.5/K + coverage": service_fit(replace(FIT, cap=1.5, skew_test=None)),
     "per-source cap 0.5 + service": source_capped(service_fit(FIT)),
+    "skew test 0.2-0.5": service_fit(replace(FIT, skew_test=(0.2, 0.5))),
+    "skew test 0.25-0.45 (service)": service_fit(FIT),
 }
 
 
@@ -123,10 +130,12 @@ def study(case: Case, seeds: int) -> dict[str, dict[str, float]]:
     e, y = case.evidence, case.data.truth
     acc: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in ["uncalibrated", *CANDIDATES]}
     gain: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in CANDIDATES}
+    left: dict[str, list[float]] = defaultdict(list)
 
     def add(protocol: str, sample: np.ndarray, src: np.ndarray, measured: np.ndarray) -> None:
         base = accuracy(e[measured], y[measured])
         acc["uncalibrated"][protocol].append(base)
+        left[protocol].append(skew_left_after_cap(e[sample]))
         for name, fn in CANDIDATES.items():
             a = accuracy(e[measured], y[measured], fn(e[sample], src))
             acc[name][protocol].append(a)
@@ -148,7 +157,7 @@ def study(case: Case, seeds: int) -> dict[str, dict[str, float]]:
             one = np.array([i for i in a if y[i] == f])
             add("one class", one, np.zeros(len(one)), b)
         add("job", b, np.zeros(len(b)), b)
-    out = {}
+    out = {"skew left after the cap": {p: float(np.mean(v)) for p, v in left.items()}}
     for name in acc:
         out[name] = {p: float(np.mean(v)) for p, v in acc[name].items()}
         if name in gain:

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from service.core.calibration import LabelStats, from_fields, merge, to_fields
+from service.core.calibration import LabelStats, decay_factor, from_fields, to_fields
 
 SOURCE_SEP = "#"
 OTHERS = "~"  # the source of every text whose own source came after the record's bound on sources
@@ -55,12 +55,7 @@ def combined(per_source: Mapping[str, LabelStats], labels: Sequence[str], max_sh
     factors = capped_factors([per_source[n].weight for n in names], max_share)
     out = LabelStats.empty(labels)
     for name, factor in zip(names, factors):
-        stats = per_source[name]
-        scaled = stats.scaled(factor)
-        out = LabelStats(
-            tuple(labels), out.texts + stats.texts, out.total + scaled.total, out.weight + scaled.weight,
-            out.sums + scaled.sums, out.squares + scaled.squares, out.wins + scaled.wins,
-        )  # fmt: skip
+        out = out.plus(per_source[name].scaled(factor))  # texts unscaled: what the source sent
     return out
 
 
@@ -82,11 +77,8 @@ def merged(older: Mapping[str, LabelStats], newer: Mapping[str, LabelStats], hal
     for name in {*older, *newer}:
         old = older.get(name, LabelStats.empty(labels))
         new = newer.get(name, LabelStats.empty(labels))
-        aged = merge(old, LabelStats.empty(labels).scaled(1.0, texts=texts), half_life)  # decayed by all texts
-        out[name] = LabelStats(
-            labels, old.texts + new.texts, aged.total + new.total, aged.weight + new.weight, aged.sums + new.sums,
-            aged.squares + new.squares, aged.wins + new.wins,
-        )  # fmt: skip
+        aged = old.scaled(decay_factor(texts, half_life))  # decayed by all texts
+        out[name] = aged.plus(new)
     return out
 
 

@@ -4,6 +4,7 @@ the correction keeps thresholds' meaning, and everything survives JSON, YAML and
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from service.core.task import Task, label_side, score_texts
 LABELS = ("billing", "shipping", "refund", "praise", "account", "other")
 NO_DECAY = cal.CalibrationConfig(half_life=math.inf, min_texts=0.0)
 PLAIN = cal.CalibrationConfig(half_life=math.inf, min_texts=0.0, cap=math.inf)  # the plain mean
+CAPPED = replace(NO_DECAY, skew_test=None)  # the capped estimate alone
 
 
 def synthetic(rng, n, bias, lift=2.0, noise=1.0, frequent=None, ratio=1.0):
@@ -31,9 +33,12 @@ def synthetic(rng, n, bias, lift=2.0, noise=1.0, frequent=None, ratio=1.0):
     return x, truth
 
 
-def assert_stats_close(a: cal.LabelStats, b: cal.LabelStats, rtol=1e-9) -> None:
+EVERY_SUM = ("texts", "total", "weight", "sums", "squares", "wins", "plain", "settled")
+
+
+def assert_stats_close(a: cal.LabelStats, b: cal.LabelStats, rtol=1e-9, names=EVERY_SUM) -> None:
     assert a.labels == b.labels
-    for name in ("texts", "total", "weight", "sums", "squares", "wins"):
+    for name in names:
         np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=rtol, atol=1e-9, err_msg=name)
 
 
@@ -47,8 +52,10 @@ def test_chunks_merged_equal_one_pass_whatever_the_grouping(half_life):
     merged = cal.LabelStats.empty(LABELS)
     for part in np.split(x, [7, 30, 31, 64]):  # uneven chunks, one of a single text
         merged = cal.merge(merged, cal.observe(merged, part, config), half_life)
-    assert_stats_close(merged, whole)
+    # every sum but ``settled``: who wins after the correction known when a chunk came depends on the chunks
+    assert_stats_close(merged, whole, names=EVERY_SUM[:-1])
     assert merged.texts == 90
+    assert merged.settled.sum() == pytest.approx(merged.total)
 
 
 def test_merge_is_associative_so_replicas_fold_in_any_order():
@@ -160,22 +167,56 @@ def test_no_correction_below_the_minimum_and_noise_is_shrunk():
     assert cal.offsets(stats, config) is None  # uncalibrated
     more = cal.merge(stats, cal.observe(stats, x[:1], config), math.inf)
     assert cal.offsets(more, config) is not None
-    # no bias, few texts: what the plain mean would correct is noise, and shrinkage removes most of it
+    # the capped estimate, no bias, few texts: what its weighted mean would correct is noise, and shrinkage
+    # removes most of it (the plain mean the skew test picks on balanced samples is not shrunk: measured)
     raw, shrunk = [], []
     for _ in range(200):
         x, _ = synthetic(rng, 30, np.zeros(len(LABELS)), lift=0.0)
-        raw.append(cal.offsets(cal.fit(x, LABELS, NO_DECAY), replace_shrink(NO_DECAY, False)))
-        shrunk.append(cal.offsets(cal.fit(x, LABELS, NO_DECAY), NO_DECAY))
+        raw.append(cal.offsets(cal.fit(x, LABELS, CAPPED), replace_shrink(CAPPED, False)))
+        shrunk.append(cal.offsets(cal.fit(x, LABELS, CAPPED), CAPPED))
     assert np.mean(np.square(shrunk)) < 0.5 * np.mean(np.square(raw))
     # a clear bias and many texts: shrinkage hardly moves it
     bias = np.array([1.0, -1.0, 0.5, -0.5, 0.0, 0.0])
     x, _ = synthetic(rng, 3000, bias)
-    big = cal.fit(x, LABELS, NO_DECAY)
-    np.testing.assert_allclose(cal.offsets(big, NO_DECAY), cal.offsets(big, replace_shrink(NO_DECAY, False)), atol=0.02)
+    big = cal.fit(x, LABELS, CAPPED)
+    np.testing.assert_allclose(cal.offsets(big, CAPPED), cal.offsets(big, replace_shrink(CAPPED, False)), atol=0.02)
+
+
+def test_the_skew_test_takes_the_plain_mean_where_the_corrected_winners_are_balanced():
+    """A biased model on a balanced sample: the capped estimate leaves part of the bias in, the winners after
+    it are nearly balanced, so the plain mean is used in full. One class 5x as frequent as each other: it
+    still wins more than its share after the capped correction, so the capped estimate is used in full."""
+    rng = np.random.default_rng(12)
+    bias = np.array([1.5, -0.5, 0.0, 0.5, -1.0, -0.5])
+    x, _ = synthetic(rng, 3000, bias)
+    stats = cal.fit(x, LABELS, NO_DECAY)
+    assert cal.capped_share(stats, NO_DECAY) == 0.0
+    mean = (x - x.mean(axis=1, keepdims=True)).mean(axis=0)
+    plain = mean - mean.mean()  # plain centring
+    np.testing.assert_allclose(cal.offsets(stats, NO_DECAY), plain, atol=1e-9)
+    capped = cal.offsets(stats, CAPPED)
+    assert abs(capped[0] - plain[0]) > 0.1  # what the test buys: the capped estimate differs there
+    skewed, _ = synthetic(rng, 3000, bias, frequent=0, ratio=5.0)
+    stats = cal.fit(skewed, LABELS, NO_DECAY)
+    assert cal.capped_share(stats, NO_DECAY) == 1.0
+    np.testing.assert_allclose(cal.offsets(stats, NO_DECAY), cal.offsets(stats, CAPPED), atol=1e-12)
+    # the streaming path decides the same way
+    streamed = cal.LabelStats.empty(LABELS)
+    for start in range(0, len(skewed), 50):
+        streamed = cal.merge(streamed, cal.observe(streamed, skewed[start : start + 50], NO_DECAY), math.inf)
+    assert cal.capped_share(streamed, NO_DECAY) == 1.0
+
+
+def test_skew_left_is_zero_for_balanced_winners_and_discounts_chance():
+    assert cal.skew_left(np.array([25.0, 25.0, 25.0, 25.0]), 100) == 0.0
+    # a 60/40 split of 10 texts is what chance gives: 2 * (0.01 + 0.01) = 0.04 < (2 - 1) / 10
+    assert cal.skew_left(np.array([6.0, 4.0]), 10) == 0.0
+    # 5 to 1 over 600 texts: sqrt(2 * 2 * (1/3)^2 - 1/600)
+    assert cal.skew_left(np.array([500.0, 100.0]), 600) == pytest.approx(math.sqrt(4 / 9 - 1 / 600))
 
 
 def replace_shrink(config: cal.CalibrationConfig, shrink: bool) -> cal.CalibrationConfig:
-    return cal.CalibrationConfig(config.half_life, config.min_texts, config.cap, shrink, config.cap_floor)
+    return replace(config, shrink=shrink)
 
 
 def test_nli_entailment_logits_calibrate_the_same_way():

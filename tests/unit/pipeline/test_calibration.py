@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 
 import numpy as np
 import pytest
@@ -226,7 +227,10 @@ def test_a_job_calibrates_on_its_own_texts_then_answers(built):
     assert status.estimated == status.estimate_chunks == 4 and status.done == len(texts)
     config = no_decay(calibration_config(built().settings))
     order = np.argsort(LABELS)
-    stats = observe(LabelStats.empty([str(j) for j in range(4)]), np.stack([raw_of(p)[order] for p in plain]), config)
+    raw = np.stack([raw_of(p)[order] for p in plain])
+    stats = LabelStats.empty([str(j) for j in range(4)])
+    for start in range(0, len(raw), 5):  # chunk after chunk, each observed against the sums before it
+        stats = merge(stats, observe(stats, raw[start : start + 5], config), math.inf)
     shift = np.empty(4)
     shift[order] = offsets(stats, config)
     for p, r in zip(plain, results):
