@@ -98,13 +98,17 @@ class Components:
             log.info("job worker: %s", self.jobs.worker.config)
         self._tasks.append(asyncio.create_task(self.jobs.watch_depth(metrics.JOB_QUEUE.set)))
 
+    async def quiesce(self) -> None:
+        """No job chunk taken any more; the ones at work finished within ZSC_JOB_DRAIN_S, else handed back."""
+        if self.jobs.worker is not None:
+            await self.jobs.worker.stop(self.settings.job_drain_s)
+
     async def stop(self) -> None:
         """The worker's unfinished chunk goes back to the queue for another worker; connections close."""
         for task in self._tasks:
             await cancel_and_wait(task)
         self._tasks.clear()
-        if self.jobs.worker is not None:  # its chunks finished within ZSC_JOB_DRAIN_S, else handed back
-            await self.jobs.worker.stop(self.settings.job_drain_s)
+        await self.quiesce()  # at once when SIGTERM's drain did it (http/drain.py)
         if self.activity is not None:
             await self.activity.stop()
         for model in self.models.served:  # what each process observed and has not written yet

@@ -146,6 +146,17 @@ class AtCapacity(ServiceError):
         super().__init__(f"{message}; retry after the Retry-After seconds, or add replicas")
 
 
+class ShuttingDown(ServiceError):
+    """The replica got SIGTERM: it finishes the requests it holds and takes no new one (``http/drain.py``);
+    another replica answers this one (nginx retries a 503 on the next at once)."""
+
+    error_type = "shutting_down"
+
+    def __init__(self, retry_after_s: int) -> None:
+        self.retry_after_s = retry_after_s
+        super().__init__("this replica is shutting down: send the request again, another replica answers it")
+
+
 class BodiesOverBudget(Overloaded):
     """A worker already holds ZSC_BODY_BUFFER_MB of request bodies still being received."""
 

@@ -13,12 +13,16 @@ Both read the same ``Ticket`` (a context variable: the edge and the registry nev
 measured from the moment it is taken to ``leave``, less the time the edge waited on the client: service
 time, never upload or download time. Job calls take no slot: they yield to interactive traffic instead.
 
+Stopping (SIGTERM, ``http/drain.py``): ``stop`` refuses every request from then on (``ShuttingDown``) and
+``drained`` waits until the admitted ones have left.
+
 One instance per worker process, made before the framework builds anything (``from_settings``), given to
 the edge and to ``service.build``; used from one event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -27,7 +31,7 @@ from dataclasses import dataclass, field
 
 from service.admission.limit import AdaptiveLimit, Slot, initial_limit
 from service.config import Settings
-from service.errors import AtCapacity
+from service.errors import AtCapacity, ShuttingDown
 from service.obs import metrics
 
 # The measured start is never below this (per replica, split among its workers): the estimate comes from one
@@ -69,6 +73,8 @@ class Admission:
         self.request_s: dict[str, float] = {}  # each model's measured cost of a request, seconds
         self.served: tuple[str, ...] = ()
         self.in_flight = 0
+        self.stopping = False
+        self._left_last: asyncio.Event | None = None  # set when, stopping, the last admitted request leaves
 
     @classmethod
     def from_settings(cls, s: Settings) -> Admission:
@@ -108,7 +114,10 @@ class Admission:
 
     # -- the edge ----------------------------------------------------------------------------------------
     def enter(self) -> Ticket:
-        """Take a request in (its body read), or ``AtCapacity``; the ticket is the current one from here."""
+        """Take a request in (its body read), or ``AtCapacity`` (``ShuttingDown`` once stopping); the ticket is
+        the current one from here."""
+        if self.stopping:
+            raise ShuttingDown(self.retry_after_s)
         if self.max_in_flight and self.in_flight >= self.max_in_flight:
             raise AtCapacity(
                 f"the service holds {self.in_flight} requests, its limit (ZSC_MAX_CONCURRENCY)", self.retry_after_s
@@ -137,9 +146,28 @@ class Admission:
             return
         ticket.left = True
         self.in_flight -= 1
+        if self.in_flight == 0 and self._left_last is not None:
+            self._left_last.set()
         elapsed = max(0.0, self._clock() - ticket.taken_at - waited_s)
         for limit, slot in ticket.slots.values():
             limit.release(slot, elapsed)
+
+    # -- stopping ----------------------------------------------------------------------------------------
+    def stop(self) -> None:
+        """Refuse every request from now on; ``drained`` says when the admitted ones have left."""
+        self.stopping = True
+        self._left_last = asyncio.Event()
+        if self.in_flight == 0:
+            self._left_last.set()
+
+    async def drained(self, within_s: float) -> bool:
+        """Whether every admitted request left within ``within_s`` seconds (after ``stop``)."""
+        assert self._left_last is not None, "drained() before stop()"
+        try:
+            await asyncio.wait_for(self._left_last.wait(), within_s)
+        except TimeoutError:
+            return False
+        return True
 
     # -- the registry ------------------------------------------------------------------------------------
     @contextlib.contextmanager

@@ -22,6 +22,7 @@ from service.api.limits import RequestLimits
 from service.config import settings
 from service.http import connections
 from service.http.classify_routes import ClassifyRoutes, ClassifyTable, Headers
+from service.http.drain import drain_on_sigterm
 from service.http.edge import Edge
 from service.http.errors import error_boundary
 from service.http.openapi import merged
@@ -81,12 +82,14 @@ class ZeroShotClassifier:
         log.info("ready: %s", ", ".join(m.tag for m in models))
 
     def __is_ready__(self) -> bool:
-        # Readiness is the model's, never Redis's: without Redis the service answers from the model.
-        return self._ready
+        # Readiness is the model's, never Redis's: without Redis the service answers from the model. A
+        # replica draining after SIGTERM is not ready: it takes no new request.
+        return self._ready and not ADMISSION.stopping
 
     @bentoml.on_startup
     async def _start(self) -> None:
         await self.components.start()  # with ZSC_MODELS_FILE, the served models follow the file from here
+        drain_on_sigterm(ADMISSION, self.components.quiesce, SETTINGS.timeout_s)
 
     @bentoml.on_shutdown
     async def _stop(self) -> None:

@@ -250,15 +250,31 @@ def test_requests_spread_and_a_killed_replica_costs_no_request(cluster):
     assert len({served_by(e) for e in late}) == 2
 
 
+def long_batch(items: int = 8) -> dict:
+    """A /classify_batch call of distinct long texts: seconds of work for one replica on any CPU."""
+    words = "the market rallied after the central bank held rates while the striker scored twice in the final"
+    labels = ["sports", "finance", "politics"]
+    return {"items": [{"text": f"{words} {i} " * 25, "labels": labels} for i in range(items)]}
+
+
+def in_progress(replica: dict) -> float:
+    """Requests the replica's BentoML counts in progress (its /metrics gauge)."""
+    text = httpx.get(f"{replica['url']}/metrics", timeout=10).text
+    found = re.findall(r"^bentoml_service_request_in_progress\{[^}]*\} ([0-9.e+]+)$", text, re.M)
+    return sum(float(v) for v in found)
+
+
 def test_sigterm_to_a_replica_under_a_steady_stream_costs_no_request(cluster):
-    """A rolling update's view: replica-3 gets SIGTERM (what Kubernetes sends) while a stream runs; the
-    requests it holds finish, new ones go elsewhere (nginx retries a refused connection)."""
+    """A rolling update's view: replica-3 gets SIGTERM (what Kubernetes sends) while a stream runs through nginx
+    and while it holds a long call of its own. That call finishes; meanwhile the replica answers new requests
+    503 `shutting_down` (nginx sends them to another replica at once) and /readyz 503, then exits: no request
+    waits on a replica going away."""
     url = cluster["nginx"]["url"]
     total, stop_after, concurrency = 120, 40, 6
     victim = cluster["replicas"][2]
-    lock = threading.Lock()
     done = [0]
     results: list[tuple[int, int, str]] = []
+    lock = threading.Lock()
 
     def send(i: int) -> None:
         try:
@@ -270,17 +286,42 @@ def test_sigterm_to_a_replica_under_a_steady_stream_costs_no_request(cluster):
         with lock:
             results.append(outcome)
             done[0] += 1
-            if done[0] == stop_after:
-                os.kill(victim["pid"], signal.SIGTERM)
 
-    with ThreadPoolExecutor(concurrency) as pool:
-        list(pool.map(send, range(total)))
+    def held_call() -> httpx.Response:
+        return httpx.post(f"{victim['url']}/classify_batch", json=long_batch(), timeout=120)
+
+    with ThreadPoolExecutor(concurrency) as pool, ThreadPoolExecutor(1) as own:
+        stream = [pool.submit(send, i) for i in range(total)]
+        deadline = time.monotonic() + 120
+        while done[0] < stop_after and time.monotonic() < deadline:
+            time.sleep(0.05)
+        held = own.submit(held_call)
+        while in_progress(victim) < 1 and not held.done() and time.monotonic() < deadline:
+            time.sleep(0.02)  # the long call is in (BentoML counts it) before the signal
+        os.kill(victim["pid"], signal.SIGTERM)
+        refused = ready = None
+        while not held.done() and (refused is None or ready is None) and time.monotonic() < deadline:
+            if refused is None:
+                r = httpx.post(f"{victim['url']}/classify", json=body(1), timeout=30)
+                refused = r if r.status_code == 503 else None
+            if ready is None:
+                r = httpx.get(f"{victim['url']}/readyz", timeout=30)
+                ready = r if r.status_code == 503 else None
+        assert held.result().status_code == 200, held.result().text[:300]
+        for future in stream:
+            future.result()
+
+    assert refused is not None and ready is not None, "no refusal seen while the replica drained its long call"
+    assert refused.json()["error_type"] == "shutting_down", refused.text
+    assert "another replica" in refused.json()["error"] and refused.headers["Retry-After"] == "1"
     failures = [r for r in results if r[1] != 200]
     assert not failures, f"{len(failures)} client-visible failures, e.g. {failures[:3]}"
     deadline = time.monotonic() + 30
     while member_pids(Path(cluster["run_dir"]), victim["name"]) and time.monotonic() < deadline:
-        time.sleep(0.5)
+        time.sleep(0.2)
     assert not member_pids(Path(cluster["run_dir"]), victim["name"]), "the replica did not stop on SIGTERM"
+    log = (Path(cluster["run_dir"]) / victim["name"] / "replica.log").read_text()
+    assert "SIGTERM: refusing new requests, finishing" in log
 
 
 def test_no_replica_left_answers_json_502_then_down_stops_everything(cluster):

@@ -2,7 +2,8 @@
 
 ``service.admission.Admission`` decides (the hard bound, and the learned limit of the one model a replica
 serves); a refusal is 429 with the seconds the replica needs to finish what it holds (``AtCapacity``) and
-is marked for the access log's once-a-second line. The place is given back when the call is over; what the
+is marked for the access log's once-a-second line; a replica stopping (SIGTERM, ``http/drain.py``) refuses
+with 503 at once. The place is given back when the call is over; what the
 learned limit measures is service time: from admission to the end of the call, less the time spent
 waiting to hand the answer to a client that does not read it (the connection guard drops such a client
 after ZSC_SEND_TIMEOUT_S). Measuring only to the answer's start left out the event loop's own delays under
@@ -23,7 +24,7 @@ import time
 from typing import Any
 
 from service.admission.gate import Admission
-from service.errors import AtCapacity
+from service.errors import AtCapacity, ShuttingDown
 from service.http.edge.paths import UNCOUNTED, under
 from service.http.errors import send_error
 from service.obs import request_context
@@ -48,6 +49,9 @@ class Admit:
             return
         try:
             ticket = self.admission.enter()
+        except ShuttingDown as stopping:  # at once: the client's next replica answers it
+            await send_error(send, stopping, scope["path"])
+            return
         except AtCapacity as refused:
             info = request_context.current()
             if info is not None:

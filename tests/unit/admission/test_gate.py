@@ -11,7 +11,7 @@ from prometheus_client import REGISTRY
 
 from service.admission.gate import MIN_START, REPLICA, Admission
 from service.config import Settings
-from service.errors import AtCapacity
+from service.errors import AtCapacity, ShuttingDown
 
 
 class Clock:
@@ -118,3 +118,31 @@ def test_admission_starts_each_models_limit_from_its_measured_cost():
     admission.serve(["fast", "e5", "slow", "unmeasured"])
     starts = {name: limit.current for name, limit in admission.limits.items()}
     assert starts == {"fast": 256, "e5": 47, "slow": MIN_START // 2, "unmeasured": 32}
+
+
+def test_stopping_refuses_every_request_and_drained_says_when_the_last_one_left():
+    gate = Admission(target_s=None, max_in_flight=4, retry_after_s=2)
+    gate.serve(["m"])
+
+    async def run() -> tuple[bool, bool]:
+        held = gate.enter()
+        gate.stop()
+        with pytest.raises(ShuttingDown) as refused:
+            gate.enter()
+        assert refused.value.retry_after_s == 2 and refused.value.error_type == "shutting_down"
+        assert await gate.drained(0.05) is False, "one request is still in flight"
+        asyncio.get_running_loop().call_later(0.05, gate.leave, held)
+        return await gate.drained(5), gate.in_flight == 0
+
+    assert asyncio.run(run()) == (True, True)
+
+
+def test_stopping_with_nothing_in_flight_is_drained_at_once():
+    gate = Admission(target_s=None, max_in_flight=0)
+    gate.serve(["m"])
+
+    async def run() -> bool:
+        gate.stop()
+        return await gate.drained(0.01)
+
+    assert asyncio.run(run()) is True

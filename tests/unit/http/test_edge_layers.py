@@ -168,6 +168,18 @@ def test_past_the_hard_bound_a_request_is_429_and_its_place_is_given_back():
     assert admission.in_flight == 0, "the place is given back when the call is over"
 
 
+def test_a_stopping_replica_refuses_at_once_with_503_and_still_answers_probes():
+    admission = Admission(target_s=None, max_in_flight=8)
+    admission.serve(["m"])
+    admission.stop()
+    inner = answering()
+    started = time.perf_counter()
+    status, headers, body = call(Admit(inner, admission, hold_s=1.0), scope("/classify"))
+    assert status == 503 and body["error_type"] == "shutting_down" and inner.reached == []
+    assert time.perf_counter() - started < 0.5, "a stopping replica's refusal is never held"
+    assert call(Admit(inner, admission), scope("/livez", method="GET"))[0] == 200
+
+
 def test_a_refusal_is_held_before_it_is_sent_up_to_a_bound_of_held_ones():
     """A client that asks again at once is slowed to one refusal per hold; past ``max_held`` at once, the
     refusals go out at once (a held one keeps its connection)."""
