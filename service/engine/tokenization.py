@@ -11,7 +11,8 @@ record (a model imported before it existed, a checkpoint used in place) is read 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -61,16 +62,31 @@ class Tokenizer:
     """A fast Hugging Face tokenizer behind the calls the engine makes, with transformers' call semantics
     (``truncation=True`` is longest-first, pairs cut the premise only, special tokens added unless asked not
     to). One configured copy per kind of call: nothing is reconfigured while serving, so threads (the
-    engine's, a request's measuring a long text) share them without a lock."""
+    engine's, a request's measuring a long text) share them without a lock.
 
-    def __init__(self, backend: RustTokenizer, max_length: int, facts: TokenizerFacts) -> None:
+    A copy costs a parse of the tokenizer's JSON (about a second for multilingual-e5's 250k pieces on one
+    core, most of a replica's start): ``backend`` itself becomes the untruncated one, the texts' copy is made
+    at once, the pairs' copy (NLI models only) on first use."""
+
+    def __init__(
+        self,
+        backend: RustTokenizer,
+        max_length: int,
+        facts: TokenizerFacts,
+        another: Callable[[], RustTokenizer] | None = None,
+    ) -> None:
+        """``backend`` is this object's own from here (configured in place); ``another()`` makes a fresh
+        copy of it (default: through its JSON)."""
         self.max_length = max_length
         self.pad_id = facts.pad_id
         self.has_types = facts.token_type_ids
         self.tokens_per_char = _tokens_per_char(backend)
-        self._texts = _configured(backend, max_length, "longest_first", facts.truncation_side)
-        self._pairs = _configured(backend, max_length, "only_first", facts.truncation_side)
-        self._whole = _configured(backend, None, None, facts.truncation_side)
+        self._side = facts.truncation_side
+        self._another = another or (lambda text=backend.to_str(): RustTokenizer.from_str(text))
+        self._whole = _configure(backend, None, None, self._side)
+        self._texts = _configure(self._another(), max_length, "longest_first", self._side)
+        self._pairs_copy: RustTokenizer | None = None
+        self._pairs_made = threading.Lock()
 
     @classmethod
     def load(cls, path: str | Path, max_length: int) -> Tokenizer:
@@ -78,9 +94,18 @@ class Tokenizer:
         facts_file, tokenizer_file = path / SERVING_FACTS, path / "tokenizer.json"
         if facts_file.is_file() and tokenizer_file.is_file():
             facts = TokenizerFacts(**json.loads(facts_file.read_text()))
-            return cls(RustTokenizer.from_file(str(tokenizer_file)), max_length, facts)
+            read = lambda: RustTokenizer.from_file(str(tokenizer_file))  # noqa: E731
+            return cls(read(), max_length, facts, read)
         hf = _transformers_tokenizer(path)
         return cls(hf.backend_tokenizer, max_length, TokenizerFacts.of(hf))
+
+    @property
+    def _pairs(self) -> RustTokenizer:
+        if self._pairs_copy is None:
+            with self._pairs_made:
+                if self._pairs_copy is None:
+                    self._pairs_copy = _configure(self._another(), self.max_length, "only_first", self._side)
+        return self._pairs_copy
 
     def encode_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> Encoded:
         """Premise truncated first (only_first), as transformers' zero-shot pipeline does."""
@@ -125,15 +150,14 @@ class Tokenizer:
         return Encoded([e.ids for e in encodings], [e.type_ids for e in encodings] if self.has_types else None)
 
 
-def _configured(backend: RustTokenizer, max_length: int | None, strategy: str | None, side: str) -> RustTokenizer:
-    """A copy of ``backend`` that truncates so (or not at all, ``max_length`` None) and never pads."""
-    copy = RustTokenizer.from_str(backend.to_str())
-    copy.no_padding()
+def _configure(backend: RustTokenizer, max_length: int | None, strategy: str | None, side: str) -> RustTokenizer:
+    """``backend``, set to truncate so (or not at all, ``max_length`` None) and never to pad."""
+    backend.no_padding()
     if max_length is None:
-        copy.no_truncation()
+        backend.no_truncation()
     else:
-        copy.enable_truncation(max_length, stride=0, strategy=strategy, direction=side)
-    return copy
+        backend.enable_truncation(max_length, stride=0, strategy=strategy, direction=side)
+    return backend
 
 
 def _transformers_tokenizer(path: Path):
