@@ -206,7 +206,7 @@ def keyed_server(tiny_models, tmp_path_factory):
     env = {
         **tiny_models,
         "ZSC_MODEL": "tiny-hf",
-        "ZSC_RUNTIME": "torch",
+        "ZSC_RUNTIME": "onnx",
         "ZSC_API_KEYS": ",".join(KEYS),
         "ZSC_LOG_FORMAT": "json",
         "ZSC_MAX_BODY_MB": "1",

@@ -44,7 +44,7 @@ OPEN = ["/livez", "/healthz", "/readyz", "/metrics", "/", "/docs.json", "/openap
 
 
 def tiny_server_env(store_env: dict[str, str]) -> dict[str, str]:
-    return {**store_env, "ZSC_MODEL": "tiny-hf", "ZSC_RUNTIME": "torch"}
+    return {**store_env, "ZSC_MODEL": "tiny-hf", "ZSC_RUNTIME": "onnx"}
 
 
 @pytest.fixture

@@ -128,7 +128,7 @@ SPLITS = {
 
 @pytest.mark.parametrize("split", SPLITS)
 def test_a_worker_on_one_replica_yields_while_another_serves(split, tiny_models, jobs_redis, tmp_path):
-    common = {**tiny_models, "ZSC_MODEL": "tiny-hf", "ZSC_RUNTIME": "torch", "ZSC_JOBS_REDIS_URL": jobs_redis.url}
+    common = {**tiny_models, "ZSC_MODEL": "tiny-hf", "ZSC_RUNTIME": "onnx", "ZSC_JOBS_REDIS_URL": jobs_redis.url}
     env_a, env_b = SPLITS[split]
     members = [
         bento_serve("replica-a", free_port(), tmp_path / "a", {**common, **env_a}),

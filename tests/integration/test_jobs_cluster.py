@@ -30,7 +30,7 @@ VISIBILITY_S = 4
 def cluster(tiny_models, tmp_path_factory):
     """Three replicas of the tiny NLI model (what is tested is the job machinery across replicas)."""
     run_dir = tmp_path_factory.mktemp("jobs-cluster")
-    env = {**tiny_models, "ZSC_MODEL": "tiny-hf", "ZSC_RUNTIME": "torch", "ZSC_JOB_VISIBILITY_S": str(VISIBILITY_S)}
+    env = {**tiny_models, "ZSC_MODEL": "tiny-hf", "ZSC_RUNTIME": "onnx", "ZSC_JOB_VISIBILITY_S": str(VISIBILITY_S)}
     with local_cluster(run_dir, env, replicas=3) as state:
         yield state
 

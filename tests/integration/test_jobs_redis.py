@@ -53,7 +53,7 @@ def test_a_job_outlives_its_redis_killed_mid_job(tiny_models, stores, tmp_path):
     env = {
         **tiny_models,
         "ZSC_MODEL": "tiny-hf",
-        "ZSC_RUNTIME": "torch",
+        "ZSC_RUNTIME": "onnx",
         "ZSC_REDIS_URL": cache.url,
         "ZSC_JOBS_REDIS_URL": jobs["proc"].url,
         "ZSC_JOB_CHUNK_ITEMS": str(CHUNK_ITEMS),

@@ -46,7 +46,7 @@ def test_an_api_replica_takes_no_chunk_and_a_jobs_replica_serves_only_its_probes
     common = {
         **tiny_models,
         "ZSC_MODEL": "tiny-hf",
-        "ZSC_RUNTIME": "torch",
+        "ZSC_RUNTIME": "onnx",
         "ZSC_JOBS_REDIS_URL": jobs_redis.url,
         "ZSC_JOB_CHUNK_ITEMS": str(CHUNK_ITEMS),
         "ZSC_JOB_DRAIN_S": "20",

@@ -23,7 +23,7 @@ def traced(tiny_models, tmp_path_factory):
         env = {
             **tiny_models,
             "ZSC_MODEL": "tiny-hf",
-            "ZSC_RUNTIME": "torch",
+            "ZSC_RUNTIME": "onnx",
             "ZSC_REDIS_URL": redis_url(store.member.port),
             "OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint,
             "OTEL_BSP_SCHEDULE_DELAY": "200",  # the batch span processor's export interval, ms
