@@ -43,7 +43,7 @@ from service.jobs.store import JobStore, MemoryJobStore
 from service.jobs.worker import JobWorker, WorkerConfig
 from service.obs import metrics
 from service.obs.memory import resident_mb
-from service.obs.tasks import cancel_and_wait
+from service.obs.tasks import cancel_and_wait, within
 from service.pipeline.cache import LocalTier, RedisTier
 from service.pipeline.calibration import JobCalibration, TrafficCalibration
 from service.pipeline.calibration_store import CalibrationStore
@@ -56,6 +56,8 @@ from service.pipeline.systemone import SystemOne
 from service.runtime.models import FindStored, ModelManager
 
 log = logging.getLogger("zsc.build")
+
+STOP_STEP_S = 10.0  # most seconds one step of stopping (a Redis client closing, a task cancelled) may take
 
 
 @dataclass
@@ -104,20 +106,22 @@ class Components:
             await self.jobs.worker.stop(self.settings.job_drain_s)
 
     async def stop(self) -> None:
-        """The worker's unfinished chunk goes back to the queue for another worker; connections close."""
+        """The worker's unfinished chunk goes back to the queue for another worker; connections close. Each
+        step is bounded (``STOP_STEP_S``): a replica given SIGTERM in CI once never got past this hook."""
         for task in self._tasks:
-            await cancel_and_wait(task)
+            await within(cancel_and_wait(task), STOP_STEP_S, f"task {task.get_name()}")
         self._tasks.clear()
-        await self.quiesce()  # at once when SIGTERM's drain did it (http/drain.py)
+        # at once when SIGTERM's drain did it (http/drain.py)
+        await within(self.quiesce(), self.settings.job_drain_s + STOP_STEP_S, "the job worker")
         if self.activity is not None:
-            await self.activity.stop()
+            await within(self.activity.stop(), STOP_STEP_S, "the activity signal")
         for model in self.models.served:  # what each process observed and has not written yet
-            await model.pipeline.traffic.stop()
-        await self.jobs.store.close()
+            await within(model.pipeline.traffic.stop(), STOP_STEP_S, f"{model.name}'s traffic record")
+        await within(self.jobs.store.close(), STOP_STEP_S, "the job store")
         if self.redis is not None:
-            await self.redis.close()
+            await within(self.redis.close(), STOP_STEP_S, "the cache's Redis")
         if self.calibration_store is not None:
-            await self.calibration_store.close()
+            await within(self.calibration_store.close(), STOP_STEP_S, "the calibration store")
 
 
 def build(
