@@ -148,16 +148,29 @@ class LabelStats:
         """Every decayed sum multiplied by ``factor`` (``texts`` kept, or replaced)."""
         per = {name: getattr(self, name) * factor for name in _PER_LABEL.values()}
         texts = self.texts if texts is None else texts
-        return LabelStats(self.labels, texts, self.total * factor, self.weight * factor, **per)
+        return LabelStats._of(self.labels, texts, self.total * factor, self.weight * factor, per)
 
     def plus(self, other: LabelStats) -> LabelStats:
         """Every sum added, ``texts`` too (the statistics of both sets of texts, each as it is)."""
         if self.labels != other.labels:
             raise ValueError("statistics of different label sets (or label orders) do not add")
         per = {name: getattr(self, name) + getattr(other, name) for name in _PER_LABEL.values()}
-        return LabelStats(
-            self.labels, self.texts + other.texts, self.total + other.total, self.weight + other.weight, **per
+        return LabelStats._of(
+            self.labels, self.texts + other.texts, self.total + other.total, self.weight + other.weight, per
         )
+
+    @classmethod
+    def _of(cls, labels: tuple[str, ...], texts: float, total: float, weight: float, per: dict) -> LabelStats:
+        """The result of arithmetic on checked statistics: its arrays are new and of the right shape, so they
+        are frozen as they are, without the constructor's checks and copies (a served text makes a few of
+        these; the checks were most of its calibration's cost)."""
+        out = object.__new__(cls)
+        for name, value in (("labels", labels), ("texts", texts), ("total", total), ("weight", weight)):
+            object.__setattr__(out, name, value)
+        for name, value in per.items():
+            value.setflags(write=False)
+            object.__setattr__(out, name, value)
+        return out
 
 
 def decay_factor(texts: float, half_life: float) -> float:
@@ -285,8 +298,10 @@ def observe(reference: LabelStats, evidence: np.ndarray, config: CalibrationConf
     that fixed point drifts back towards the plain mean on synthetic skew and measured worse on a skewed
     job (docs/evaluation.md, "Calibration"). The raw winner also makes the weights
     independent of the offsets, so a replica's delta does not depend on how stale its view of them is.
-    Only ``settled`` (who wins after ``reference``'s capped correction) reads them: it decides how much of
-    the plain mean to use, which a slightly stale view moves little."""
+    Only ``settled`` reads them: who wins after the capped correction of ``reference`` and these texts
+    together (a text then counts its own correction, as in ``fit``; a run of many texts read against the
+    offsets before it would count raw winners for all of them). It decides how much of the plain mean to use,
+    which a slightly stale view moves little."""
     x = np.asarray(evidence, dtype=np.float64)
     centred = _centred_rows(x)
     n, k = x.shape
@@ -296,43 +311,62 @@ def observe(reference: LabelStats, evidence: np.ndarray, config: CalibrationConf
         return LabelStats.empty(reference.labels)
     q = decay_factor(1.0, config.half_life)
     winners = np.argmax(x, axis=1)
-    settled_winners = np.argmax(x - capped_offsets(reference, config), axis=1)
-    seen_wins, seen_total = reference.wins.copy(), reference.total
-    sums, squares, wins, plain, settled = (np.zeros(k) for _ in range(5))
-    total = weight = 0.0
-    for t in range(n):  # a request's or a flush's few texts: a loop keeps the decay exact per text
-        winner = int(winners[t])
-        seen_wins *= q
-        seen_wins[winner] += 1.0
-        seen_total = seen_total * q + 1.0
-        w = float(_text_weights(winners[t : t + 1], seen_wins, seen_total, config)[0])
-        sums = sums * q + w * centred[t]
-        squares = squares * q + w * centred[t] ** 2
-        plain = plain * q + centred[t]
-        wins *= q
-        wins[winner] += 1.0
-        settled *= q
-        settled[settled_winners[t]] += 1.0
+    w = _running_weights(winners, reference.wins, reference.total, q, config)
+    d = q ** np.arange(n - 1, -1, -1, dtype=np.float64)  # each text's decay once the last one is in
+    dw = d * w
+    wins = np.bincount(winners, weights=d, minlength=k)
+    stats = LabelStats(reference.labels, float(n), float(d.sum()), float(dw.sum()), dw @ centred, dw @ centred**2,
+                       wins, d @ centred)  # fmt: skip
+    after = capped_offsets(merge(reference, stats, config.half_life), config)
+    return replace(stats, settled=np.bincount(np.argmax(x - after, axis=1), weights=d, minlength=k))
+
+
+def _running_weights(
+    winners: np.ndarray, wins: np.ndarray, total: float, q: float, config: CalibrationConfig
+) -> np.ndarray:
+    """Each text's skew weight (``_text_weights``) from its top label's share of the wins among the texts
+    before it and itself, every earlier text decayed by ``q`` per text after it: a scalar pass (one label's
+    count is brought up to date only when it wins again), not a vector update per text."""
+    if math.isinf(config.cap):
+        return np.ones(len(winners))
+    limit = max(config.cap / len(wins), config.cap_floor)
+    seen, when = wins.tolist(), [-1] * len(wins)
+    out = np.empty(len(winners))
+    for t, j in enumerate(winners.tolist()):
+        seen[j] = seen[j] * q ** (t - when[j]) + 1.0
+        when[j] = t
         total = total * q + 1.0
-        weight = weight * q + w
-    return LabelStats(reference.labels, float(n), total, weight, sums, squares, wins, plain, settled)
+        out[t] = min(1.0, limit / max(seen[j] / total, 1e-12))
+    return out
 
 
 def fit(evidence: np.ndarray, labels: Sequence[str], config: CalibrationConfig) -> LabelStats:
     """Statistics of a whole sample at once, no decay, every text weighed with the whole sample's win
-    shares: a frozen calibration (``zsc calibrate FILE``) or a job's own texts ("calibration": "job")."""
+    shares: a frozen calibration (``zsc calibrate FILE``)."""
+    if np.shape(evidence)[-1] != len(labels):
+        raise ValueError(f"evidence has {np.shape(evidence)[-1]} labels, got {len(labels)} label names")
+    return fit_after(LabelStats.empty(labels), evidence, config)
+
+
+def fit_after(reference: LabelStats, evidence: np.ndarray, config: CalibrationConfig) -> LabelStats:
+    """The statistics of a sample's texts taken as a whole (no order, no decay), to add (``plus``) to
+    ``reference``'s, the sample's parts summed before it: every text weighed with its top label's share of
+    the wins of both, ``settled`` read after the capped correction of both. A job's chunks ("calibration":
+    "job"), summed as they come on any replica: a job of one chunk is ``fit`` of its texts, and a later
+    chunk is weighed with everything before it and itself, not text by text from its first (a text counted
+    from a handful of wins weighs by chance: ``observe``'s order is for traffic, which has no end)."""
     x = np.asarray(evidence, dtype=np.float64)
     centred = _centred_rows(x)
     n, k = x.shape
-    if k != len(labels):
-        raise ValueError(f"evidence has {k} labels, got {len(labels)} label names")
+    if k != len(reference.labels):
+        raise ValueError(f"evidence has {k} labels, the statistics {len(reference.labels)}")
     winners = np.argmax(x, axis=1)
     wins = np.bincount(winners, minlength=k).astype(np.float64)
-    w = _text_weights(winners, wins, float(n), config)
-    stats = LabelStats(tuple(labels), float(n), float(n), float(w.sum()), w @ centred, w @ centred**2, wins,
+    w = _text_weights(winners, reference.wins + wins, reference.total + n, config)
+    stats = LabelStats(reference.labels, float(n), float(n), float(w.sum()), w @ centred, w @ centred**2, wins,
                        centred.sum(axis=0))  # fmt: skip
-    settled = np.bincount(np.argmax(x - capped_offsets(stats, config), axis=1), minlength=k).astype(np.float64)
-    return replace(stats, settled=settled)
+    after = capped_offsets(reference.plus(stats), config)
+    return replace(stats, settled=np.bincount(np.argmax(x - after, axis=1), minlength=k).astype(np.float64))
 
 
 # -- which record a request's labels use -------------------------------------------------------------

@@ -51,6 +51,8 @@ def combined(per_source: Mapping[str, LabelStats], labels: Sequence[str], max_sh
     every source's texts (what the record has seen)."""
     if not per_source:
         return LabelStats.empty(labels)
+    if len(per_source) == 1:  # one source holds the whole weight, whatever the cap
+        return next(iter(per_source.values()))
     names = list(per_source)
     factors = capped_factors([per_source[n].weight for n in names], max_share)
     out = LabelStats.empty(labels)
@@ -71,14 +73,10 @@ def merged(older: Mapping[str, LabelStats], newer: Mapping[str, LabelStats], hal
     """Per-source ``merge``: every source decays by the texts of all of ``newer`` (the record's decay)."""
     if not newer:
         return dict(older)
-    texts = sum(s.texts for s in newer.values())
-    labels = next(iter(newer.values())).labels
-    out = {}
-    for name in {*older, *newer}:
-        old = older.get(name, LabelStats.empty(labels))
-        new = newer.get(name, LabelStats.empty(labels))
-        aged = old.scaled(decay_factor(texts, half_life))  # decayed by all texts
-        out[name] = aged.plus(new)
+    factor = decay_factor(sum(s.texts for s in newer.values()), half_life)  # every source decays by all texts
+    out = {name: old.scaled(factor) for name, old in older.items()}
+    for name, new in newer.items():
+        out[name] = out[name].plus(new) if name in out else new
     return out
 
 

@@ -2,34 +2,27 @@
 
 The estimate pass scores each chunk's items that ask for it raw (``pipeline.calibration.JobCalibration``
 collects their wording evidence per group: model revision, space and label wording) and turns each group's
-texts into additive sums (``core.calibration.observe``, no decay; a text's skew weight from how often its
-top label won among the texts summed before it, as traffic does): ``sample_sums``. The store adds them up,
-once per chunk, in one hash; when every chunk is in, the answer pass reads it back (``fitted``): per group,
-the offsets (or None below ``ZSC_CALIBRATION_MIN_TEXTS`` texts) and the texts behind them.
+texts into additive sums (``core.calibration.fit_after``: the chunk as a whole, each text weighed with its
+top label's share of the wins of the chunks summed before it and this one): ``sample_sums``. The store adds
+them up, once per chunk, in one hash; when every chunk is in, the answer pass reads it back (``fitted``): per
+group, the offsets (or None below ``ZSC_CALIBRATION_MIN_TEXTS`` texts) and the texts behind them.
 
-Chunks run on any replica in any order, so a text's weight depends a little on which chunks were summed
-before its own; the study measured this streaming estimate within 0.001-0.002 accuracy of the fit over the
-whole sample at once (docs/evaluation.md). A job's answers are not bit-for-bit reproducible across runs:
-a frozen calibration (``zsc calibrate``) is.
+A job of one chunk is the fit over its whole sample; chunks run on any replica in any order, so in a longer
+job a text's weight depends a little on which chunks were summed before its own (the study measured such a
+streaming estimate within 0.001-0.002 accuracy of the whole-sample fit: docs/evaluation.md). A job's answers
+are not bit-for-bit reproducible across runs: a frozen calibration (``zsc calibrate``) is.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from dataclasses import replace
 
 import numpy as np
 
-from service.core.calibration import CalibrationConfig, LabelStats, from_fields, observe, offsets, to_fields
+from service.core.calibration import CalibrationConfig, LabelStats, fit_after, from_fields, offsets, to_fields
 from service.pipeline.calibration import JobCalibration
 
 SEP = "#"  # between a group and a field (groups hold ':', fields '|')
-
-
-def no_decay(config: CalibrationConfig) -> CalibrationConfig:
-    """A job's texts all count the same, whatever their order."""
-    return replace(config, half_life=math.inf)
 
 
 def groups_of(sums: Mapping[str, float]) -> dict[str, LabelStats]:
@@ -57,7 +50,7 @@ def sample_sums(
         evidence = np.stack(rows)
         labels = [str(j) for j in range(evidence.shape[1])]
         reference = before.get(group) or LabelStats.empty(labels)
-        delta = observe(reference, evidence, no_decay(config))
+        delta = fit_after(reference, evidence, config)
         out.update({f"{group}{SEP}{k}": v for k, v in to_fields(delta).items()})
     return out
 

@@ -90,19 +90,22 @@ class FrozenText(TextCalibration):
 
 
 class TrafficText(TextCalibration):
-    def __init__(self, record: TrafficRecord, columns: Columns, config: CalibrationConfig, source: str) -> None:
+    """Corrected with the offsets its record had when the call came (read here, before the call is scored:
+    the calls that come while a batch runs share one reading), recorded once the call is answered."""
+
+    def __init__(self, record: TrafficRecord, columns: Columns, source: str) -> None:
         super().__init__("traffic")
-        self._record, self._columns, self._config, self._source = record, columns, config, source
+        self._record, self._columns, self._source = record, columns, source
+        self._found, self.texts = record.offsets()
         self._raw: np.ndarray | None = None
 
     def shift(self, raw: np.ndarray, space: str) -> np.ndarray | None:
-        found, self.texts = self._record.offsets(self._config)
         self._raw = self._columns.to_record(raw)
-        return None if found is None else self._columns.to_request(found)
+        return None if self._found is None else self._columns.to_request(self._found)
 
     def settle(self) -> None:
         if self._raw is not None:
-            self._record.observe(self._raw, self._config, self._source)
+            self._record.observe(self._raw, self._source)
             self._raw = None
 
     def applied(self) -> CalibrationApplied:
@@ -153,11 +156,16 @@ class TrafficRecord:
     """What one process knows of one record, per source: ``shared`` as last read (every replica's texts, or
     this process's alone without Redis), ``flushing`` being written, ``pending`` observed since. Its offsets
     come from the sources combined, none holding more than ``max_share`` of the weight; past ``max_sources``
-    sources, new ones are counted as one (``OTHERS``)."""
+    sources, new ones are counted as one (``OTHERS``).
+
+    A text answered is kept as it is (``observe``) and folded into ``pending`` when the record is next read:
+    the texts of a batch, answered together, are then folded in one pass and the offsets computed once for
+    the next call, not once per text (every text still counts in order, and a call still sees every text
+    answered before it came)."""
 
     key: str
     labels: tuple[str, ...]
-    half_life: float
+    config: CalibrationConfig
     label_set: str | None = None
     shared: Sources = field(default_factory=dict)
     pending: Sources = field(default_factory=dict)
@@ -166,20 +174,22 @@ class TrafficRecord:
     scope: str = SHARED
     max_share: float = 0.5
     max_sources: int = 16
+    _unfolded: list[tuple[str, np.ndarray]] = field(default_factory=list)  # (source, raw evidence) in order
     _sources: Sources | None = None
     _view: LabelStats | None = None
     _offsets: tuple[np.ndarray | None, int] | None = None
 
+    @property
+    def half_life(self) -> float:
+        return self.config.half_life
+
     def sources(self) -> Sources:
-        if self._sources is None:
-            later = self.pending if self.flushing is None else merged(self.flushing, self.pending, self.half_life)
-            self._sources = merged(self.shared, later, self.half_life)
-        return self._sources
+        self.fold()
+        return self._folded_sources()
 
     def view(self) -> LabelStats:
-        if self._view is None:
-            self._view = combined(self.sources(), self.labels, self.max_share)
-        return self._view
+        self.fold()
+        return self._folded_view()
 
     def visible(self) -> dict:
         """Texts seen, sources and the largest one's share (before the cap): GET /label_sets, the metrics."""
@@ -192,20 +202,41 @@ class TrafficRecord:
             "largest_share": round(largest_share(sources), 3),
         }
 
-    def offsets(self, config: CalibrationConfig) -> tuple[np.ndarray | None, int]:
+    def offsets(self) -> tuple[np.ndarray | None, int]:
         """(record-order offsets or None: uncalibrated, texts seen)."""
-        if self._offsets is None:
+        if self._offsets is None or self._unfolded:
             view = self.view()
-            self._offsets = (offsets(view, config), int(round(view.texts)))
+            self._offsets = (offsets(view, self.config), int(round(view.texts)))
         return self._offsets
 
-    def observe(self, raw: np.ndarray, config: CalibrationConfig, source: str) -> None:
-        known = self.sources()
-        if source not in known and len(known) >= self.max_sources:
-            source = OTHERS
-        delta = observe(self.view(), raw[None, :], config)
-        self.pending = merged(self.pending, {source: delta}, self.half_life)
-        self._changed()
+    def observe(self, raw: np.ndarray, source: str) -> None:
+        """Count a text answered (its raw evidence, record order) from ``source``."""
+        self._unfolded.append((source, raw))
+
+    def fold(self) -> None:
+        """Fold the texts observed since the last read into ``pending``: each run of one source's texts in
+        one ``observe`` against the statistics before it."""
+        while self._unfolded:
+            source = self._unfolded[0][0]
+            n = next((i for i, (s, _) in enumerate(self._unfolded) if s != source), len(self._unfolded))
+            run, self._unfolded = self._unfolded[:n], self._unfolded[n:]
+            known = self._folded_sources()
+            if source not in known and len(known) >= self.max_sources:
+                source = OTHERS
+            delta = observe(self._folded_view(), np.stack([raw for _, raw in run]), self.config)
+            self.pending = merged(self.pending, {source: delta}, self.half_life)
+            self._changed()
+
+    def _folded_sources(self) -> Sources:
+        if self._sources is None:
+            later = self.pending if self.flushing is None else merged(self.flushing, self.pending, self.half_life)
+            self._sources = merged(self.shared, later, self.half_life)
+        return self._sources
+
+    def _folded_view(self) -> LabelStats:
+        if self._view is None:
+            self._view = combined(self._folded_sources(), self.labels, self.max_share)
+        return self._view
 
     def _changed(self) -> None:
         self._sources = self._view = self._offsets = None
@@ -256,7 +287,7 @@ class TrafficCalibration:
             if key in self._records:  # another call loaded it meanwhile
                 continue
             shared = read_record(labels, found[i], self.config.half_life) if found and found[i] else {}
-            record = TrafficRecord(key, labels, self.config.half_life, name, shared, scope=scope,
+            record = TrafficRecord(key, labels, self.config, name, shared, scope=scope,
                                    max_share=self.max_share, max_sources=self.max_sources)  # fmt: skip
             self._add(record)
 
@@ -271,6 +302,7 @@ class TrafficCalibration:
 
     def _drop(self, key: str) -> None:
         old = self._records.pop(key)
+        old.fold()
         if self.store is not None and old.pending and len(self._dropped) < self.max_records:
             self._dropped.append(old)
 
@@ -278,7 +310,7 @@ class TrafficCalibration:
         """(texts seen, whether it corrects) of a record, held here or only in Redis (not loaded for it)."""
         record = self._records.get(key)
         if record is not None:
-            found, texts = record.offsets(self.config)
+            found, texts = record.offsets()
             return texts, found is not None
         fields = None
         if self.store is not None:
@@ -309,7 +341,7 @@ class TrafficCalibration:
         out: dict[str, int] = {}
         for record in self._records.values():
             name = record.label_set or AD_HOC
-            out[name] = out.get(name, 0) + record.offsets(self.config)[1]
+            out[name] = out.get(name, 0) + record.offsets()[1]
         return out
 
     # -- sharing through Redis ------------------------------------------------------------------------------
@@ -342,6 +374,7 @@ class TrafficCalibration:
         dropped, self._dropped = self._dropped, []
         now = time.monotonic()
         for record in [*dropped, *self._records.values()]:
+            record.fold()
             if record.pending:
                 await self._flush(record)
         active = [r for r in self._records.values() if now - r.used < ACTIVE_S and r.flushing is None]
@@ -394,7 +427,7 @@ def for_request(
         columns = columns_of(wording_of(task))
         record = traffic.record(traffic.key(scope_of(choice, sender[0]), space, columns))
         assert record is not None, "traffic records are loaded before scoring"
-        return TrafficText(record, columns, traffic.config, sender[1])
+        return TrafficText(record, columns, sender[1])
     columns = columns_of(wording_of(task))  # job: its own fit (an item run outside a job: an empty one)
     return JobText(job or JobCalibration(fitted={}), group_of(traffic.revision, space, columns), columns)
 

@@ -58,6 +58,51 @@ def test_chunks_merged_equal_one_pass_whatever_the_grouping(half_life):
     assert merged.settled.sum() == pytest.approx(merged.total)
 
 
+def test_a_text_weighs_by_its_winners_share_of_the_decayed_wins_before_it_and_itself():
+    """``observe`` over many texts against the definition written per text (a decayed count of each label's
+    wins, the text's own included; its weight min(1, max(cap / K, cap_floor) / its winner's share))."""
+    rng = np.random.default_rng(11)
+    config = cal.CalibrationConfig(half_life=30.0, min_texts=0.0)
+    before = cal.observe(cal.LabelStats.empty(LABELS), synthetic(rng, 25, np.zeros(len(LABELS)))[0], config)
+    x, _ = synthetic(rng, 60, np.zeros(len(LABELS)), frequent=2, ratio=6.0)
+    q = 2.0 ** (-1 / config.half_life)
+    wins, total = before.wins.copy(), before.total
+    weights = []
+    for winner in np.argmax(x, axis=1):
+        wins, total = wins * q, total * q + 1.0
+        wins[winner] += 1.0
+        weights.append(min(1.0, max(config.cap / len(LABELS), config.cap_floor) / (wins[winner] / total)))
+    decay = q ** np.arange(len(x) - 1, -1, -1)
+    centred = x - x.mean(axis=1, keepdims=True)
+    delta = cal.observe(before, x, config)
+    assert min(weights) < 0.5  # the frequent class is down-weighted: the test is not of weights of 1
+    np.testing.assert_allclose(delta.sums, (decay * weights) @ centred, rtol=1e-9)
+    np.testing.assert_allclose(delta.weight, decay @ weights, rtol=1e-9)
+    np.testing.assert_allclose(delta.plain, decay @ centred, rtol=1e-9)
+    np.testing.assert_allclose(delta.wins, np.bincount(np.argmax(x, axis=1), decay, len(LABELS)), rtol=1e-9)
+
+
+def test_a_jobs_chunks_are_each_weighed_as_a_whole_against_the_chunks_before():
+    """``fit_after``: one chunk is the whole sample's ``fit``; chunks summed one after the other keep every
+    order-free sum, and each text weighs by its winner's share of the wins of its chunk and those before."""
+    rng = np.random.default_rng(12)
+    x, _ = synthetic(rng, 120, np.linspace(-1, 1, len(LABELS)), frequent=1, ratio=8.0)
+    whole = cal.fit(x, LABELS, NO_DECAY)
+    assert_stats_close(cal.fit_after(cal.LabelStats.empty(LABELS), x, NO_DECAY), whole)
+    summed = cal.LabelStats.empty(LABELS)
+    for part in np.split(x, [50, 90]):
+        delta = cal.fit_after(summed, part, NO_DECAY)
+        winners = np.argmax(part, axis=1)
+        wins = summed.wins + np.bincount(winners, minlength=len(LABELS))
+        limit = max(1 / len(LABELS), NO_DECAY.cap_floor)
+        w = np.minimum(1.0, limit / (wins[winners] / wins.sum()))
+        np.testing.assert_allclose(delta.sums, w @ (part - part.mean(axis=1, keepdims=True)), rtol=1e-9)
+        summed = summed.plus(delta)
+    assert_stats_close(summed, whole, names=("texts", "total", "wins", "plain"))
+    assert summed.weight < summed.total  # the frequent class is weighed down
+    np.testing.assert_allclose(cal.offsets(summed, NO_DECAY), cal.offsets(whole, NO_DECAY), atol=0.1)
+
+
 def test_merge_is_associative_so_replicas_fold_in_any_order():
     rng = np.random.default_rng(2)
     empty = cal.LabelStats.empty(LABELS)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 
 import numpy as np
 import pytest
@@ -16,10 +15,9 @@ from pydantic import ValidationError
 
 from service.api.classify import ClassifyRequest
 from service.build import build, calibration_config
-from service.core.calibration import LabelStats, merge, observe, offsets
+from service.core.calibration import LabelStats, fit_after, merge, observe, offsets
 from service.engine.batch_queue import batch_queue
 from service.jobs import intake
-from service.jobs.calibration import no_decay
 from service.jobs.items import to_store
 from tests.support.calls import call
 from tests.unit.conftest import MINILM
@@ -206,7 +204,7 @@ def test_job_calibration_is_for_jobs():
 
 def test_a_job_calibrates_on_its_own_texts_then_answers(built):
     """Two passes through the memory store: every text in the sample, then every answer corrected with the
-    fit over all of them (the streaming estimate, chunk after chunk)."""
+    fit over all of them (chunk after chunk, each as a whole against the sums before it)."""
     texts = TEXTS * 2
 
     async def scenario(c):
@@ -225,12 +223,12 @@ def test_a_job_calibrates_on_its_own_texts_then_answers(built):
 
     plain, (results, few), status = run(built(ZSC_JOB_CHUNK_ITEMS="5"), scenario)
     assert status.estimated == status.estimate_chunks == 4 and status.done == len(texts)
-    config = no_decay(calibration_config(built().settings))
+    config = calibration_config(built().settings)
     order = np.argsort(LABELS)
     raw = np.stack([raw_of(p)[order] for p in plain])
     stats = LabelStats.empty([str(j) for j in range(4)])
-    for start in range(0, len(raw), 5):  # chunk after chunk, each observed against the sums before it
-        stats = merge(stats, observe(stats, raw[start : start + 5], config), math.inf)
+    for start in range(0, len(raw), 5):  # chunk after chunk, each a whole against the sums before it
+        stats = stats.plus(fit_after(stats, raw[start : start + 5], config))
     shift = np.empty(4)
     shift[order] = offsets(stats, config)
     for p, r in zip(plain, results):
@@ -267,3 +265,34 @@ def test_a_job_text_scored_twice_is_sampled_once_with_its_last_evidence():
     text.settle()
     [sampled] = job.sample["group"]
     np.testing.assert_array_equal(sampled, columns.to_record(np.array([1.5, 2.0, 3.0])))
+
+
+@pytest.mark.parametrize("senders", [["a"] * 30, ["a"] * 12 + ["b"] * 6 + ["a"] * 12])
+def test_texts_answered_between_two_reads_are_folded_in_once_as_if_one_by_one(senders):
+    """A record keeps the texts a batch answered and folds them in at its next read, in order, sources apart:
+    the statistics are the texts' one by one (``settled`` aside: a run reads one view's offsets; with
+    several sources, a run's skew weights read the capped view before it plus the run itself)."""
+    from service.core.calibration import CalibrationConfig
+    from service.core.calibration_sources import combined, merged
+    from service.pipeline.calibration import TrafficRecord
+
+    config = CalibrationConfig(half_life=40.0, min_texts=5.0)
+    labels = tuple(str(j) for j in range(4))
+    rng = np.random.default_rng(7)
+    rows = rng.normal(0, 1, (30, 4)) + np.array([0.8, 0.0, -0.3, 0.1])
+    record = TrafficRecord("k", labels, config)
+    by_source = {}
+    for i, (row, sender) in enumerate(zip(rows, senders)):
+        if i in (3, 20):  # reads between the batches: what was answered before is in
+            assert record.offsets()[1] == i
+        record.observe(row, sender)
+        delta = observe(combined(by_source, labels, record.max_share), row[None, :], config)
+        by_source = merged(by_source, {sender: delta}, config.half_life)
+    found, texts = record.offsets()
+    assert texts == 30 and found is not None
+    assert set(record.sources()) == set(senders)
+    exact = ("texts", "total", "wins", "plain") + (("weight", "sums", "squares") if len(set(senders)) == 1 else ())
+    for source, stats in record.sources().items():
+        for name in exact:
+            np.testing.assert_allclose(getattr(stats, name), getattr(by_source[source], name), rtol=1e-9, err_msg=name)
+        np.testing.assert_allclose(stats.weight, by_source[source].weight, rtol=0.01)
