@@ -30,8 +30,11 @@ halves: 30 and 16 texts).
 
 Cost: a replica with the default settings but a fixed in-flight bound (``ZSC_TARGET_LATENCY_MS=-1``, as
 ``bench.ab``), ``/classify`` from 32 closed-loop clients with THUCNews' 10 labels,
-``calibration`` none and traffic alternated (three rounds each), every text distinct (no cache hit), the traffic
-record warmed first (it corrects every answer measured).
+``calibration`` none and traffic alternated (three rounds each, the order swapped every round), every text
+distinct (no cache hit), the traffic record warmed first (it corrects every answer measured): answers per
+second and the replica's CPU per answer. On a shared machine pin them apart:
+
+    .venv/bin/python -m bench.calibration_eval --cost-only --cpus 0 --loadgen-cpus 1 --rounds 6
 """
 
 from __future__ import annotations
@@ -46,10 +49,13 @@ from pathlib import Path
 import httpx
 import numpy as np
 
+from bench.ab import spent as cpu_spent
 from bench.calibration_sets import LabelledSet, frequent_classes, halves, load_sets, skewed
+from harness.cpus import format_cpus, parse_cpus
 from harness.launchers import bento_serve
+from harness.machine import machine_info
 from harness.net import free_port
-from harness.process import running
+from harness.process import running, thread_cpu_seconds
 from harness.progress import say
 from harness.report import result_folder, table, write_results
 from harness.store import ensure_default
@@ -139,22 +145,27 @@ def in_order(idx: np.ndarray, rng: random.Random, shuffled: bool) -> np.ndarray:
     return np.array(rows)
 
 
-def run_case(service: Service, data: LabelledSet, wording: str, seeds: int, shuffled: bool = True) -> dict:
-    """Every protocol on one set and wording; gains against no calibration on the same texts."""
+def run_case(
+    service: Service, data: LabelledSet, wording: str, seeds: int, shuffled: bool = True, job_seeds: int | None = None
+) -> dict:
+    """Every protocol on one set and wording; gains against no calibration on the same texts. ``seeds`` runs
+    of the traffic protocols, ``job_seeds`` of the job ones (default: half as many, at least 2)."""
+    job_seeds = max(2, seeds // 2) if job_seeds is None else job_seeds
     template = TEMPLATES.get(data.name) if wording == "template" else None
     labels, texts = data.classes, np.array(data.texts, dtype=object)
     out: dict[str, list[float]] = {p: [] for p in PROTOCOLS}
     base: list[float] = []
     calibrated: dict[str, list[bool]] = {k: [] for k in out}
-    for seed in range(seeds):
+    for seed in range(max(seeds, job_seeds)):
         rng = random.Random(seed)
         est, meas = (in_order(half, rng, shuffled) for half in halves(data.truth, rng))
         measured = service.evidence(list(texts[meas]), labels, template)
         plain = accuracy([labels[t] for t in measured.argmax(axis=1)], data, meas)
         base.append(plain)
-        samples = [("half", est)]
+        samples = [("half", est)] if seed < seeds else []
         for f in frequent_classes(est, data.truth, rng, 2):
             samples += [("skew", in_order(skewed(est, data.truth, f, ratio, rng), rng, shuffled)) for ratio in (5, 10)]
+        samples = samples if seed < seeds else []
         for name, sample in samples:
             centred = centred_accuracy(service.evidence(list(texts[sample]), labels, template), measured, data, meas)
             out[f"{name} plain"].append(centred - plain)
@@ -165,7 +176,7 @@ def run_case(service: Service, data: LabelledSet, wording: str, seeds: int, shuf
             )
             calibrated[name].append(len(sample) >= service.min_texts)
             calibrated[f"{name} plain"].append(True)
-        if seed < max(2, seeds // 2):
+        if seed < job_seeds:
             answers, ok = service.job(list(texts[meas]), labels, template)
             out["job"].append(accuracy(answers, data, meas) - plain)
             out["job plain"].append(centred_accuracy(measured, measured, data, meas) - plain)
@@ -189,7 +200,12 @@ def run_case(service: Service, data: LabelledSet, wording: str, seeds: int, shuf
             "without": float(np.mean(base)), "gains": summary}  # fmt: skip
 
 
-def cost(out: Path, clients: int, step_s: float, seed: int, rounds: int = 3) -> list[dict]:
+def cost(
+    out: Path, clients: int, step_s: float, seed: int, rounds: int = 3, cpus: list[int] | None = None
+) -> list[dict]:
+    """Rounds of ``"none"`` and ``"traffic"`` on one replica (the order swapped every round, so a drift of the
+    machine falls on both), each with its answers per second and the replica's CPU per answer (every thread
+    of its processes: what the rule costs, whatever the load generator gets)."""
     classes = (SHARED / "thucnews_classes.txt").read_text(encoding="utf-8").split()
     texts = [line.split("\t")[0] for line in (SHARED / "thucnews_test.tsv").read_text(encoding="utf-8").splitlines()]
     rng = random.Random(seed)
@@ -197,20 +213,26 @@ def cost(out: Path, clients: int, step_s: float, seed: int, rounds: int = 3) -> 
     # a fixed in-flight bound, as bench.ab measures: the learned limit would refuse closed-loop clients past its
     # latency target, and the two modes would be compared on how fast they are refused
     static = {"ZSC_TARGET_LATENCY_MS": "-1"}
-    with running(bento_serve("cost", free_port(), out / "logs" / "cost", static), ready_timeout=600) as server:
+    member = bento_serve("cost", free_port(), out / "logs" / "cost", static, cpus=cpus)
+    with running(member, ready_timeout=600) as server:
         warm = [
             {"text": f"{t} (warm {i})", "labels": classes, "calibration": "traffic"} for i, t in enumerate(texts[:64])
         ]
         httpx.post(f"{server.url}/classify_batch", json={"items": warm}, timeout=300).raise_for_status()
         for round_ in range(1, rounds + 1):
-            for mode in ("none", "traffic"):
+            for mode in ("none", "traffic") if round_ % 2 else ("traffic", "none"):
                 bodies = [{"text": f"{rng.choice(texts)} ({seed}-{round_}-{mode}-{i})", "labels": classes,
                            "calibration": mode} for i in range(20_000)]  # fmt: skip
+                before = thread_cpu_seconds(server.pids())
                 r = run_load(f"{server.url}/classify", bodies, clients, step_s)
-                answered = (r.requests - r.failures) / r.duration_s  # 200s only
+                used = cpu_spent(before, thread_cpu_seconds(server.pids()))
+                answers = r.requests - r.failures
+                answered = answers / r.duration_s  # 200s only
+                cpu_ms = 1000 * used["cpu_s"] / max(1, answers)
                 rows.append({"mode": mode, "round": round_, "requests_per_s": answered, "p50_ms": r.p50_ms,
-                             "p95_ms": r.p95_ms, "failures": r.failures})  # fmt: skip
-                say(f"  {mode}: {answered:.1f} answered/s, p95 {r.p95_ms:.0f} ms, failures {r.failures}")
+                             "p95_ms": r.p95_ms, "failures": r.failures, "cpu_ms": round(cpu_ms, 3)})  # fmt: skip
+                say(f"  {mode}: {answered:.1f} answered/s, {cpu_ms:.2f} CPU ms each, p95 {r.p95_ms:.0f} ms, "
+                    f"failures {r.failures}")  # fmt: skip
     return rows
 
 
@@ -222,38 +244,46 @@ def _gain(gains: dict, protocol: str) -> str:
 
 
 def report(results: dict) -> str:
-    lines = ["## Top-1 accuracy with calibration, through the service (multilingual-e5-small)", "",
-             "Gain against no calibration on the same texts, mean / worst over the runs (n); "
-             "`uncal.`: the sample had fewer than 50 texts, answered uncalibrated (gain 0 by design); "
-             "`plain`: plain centring of the same unlabelled texts (each label's mean evidence subtracted). "
-             f"Texts sent {results.get('order', 'sorted by class')}.", ""]  # fmt: skip
+    head = ["## Top-1 accuracy with calibration, through the service (multilingual-e5-small)", "",
+            "Gain against no calibration on the same texts, mean / worst over the runs (n); "
+            "`uncal.`: the sample had fewer than 50 texts, answered uncalibrated (gain 0 by design); "
+            "`plain`: plain centring of the same unlabelled texts (each label's mean evidence subtracted). "
+            f"Texts sent {results.get('order', 'sorted by class')}.", ""]  # fmt: skip
     rows = [
         [r["set"], r["wording"], str(r["texts"]), str(r["labels"]), f"{r['without']:.3f}",
          *(_gain(r["gains"], k) for k in PROTOCOLS)]
         for r in results["accuracy"]
     ]  # fmt: skip
-    lines += table(["set", "wording", "texts", "labels", "without", *PROTOCOLS], rows)
+    lines = [*head, *table(["set", "wording", "texts", "labels", "without", *PROTOCOLS], rows), ""] if rows else []
     c = results["cost"]
     rps = {m: float(np.mean([r["requests_per_s"] for r in c if r["mode"] == m])) for m in ("none", "traffic")}
     rounds = max(r["round"] for r in c)
     title = f"## Cost: /classify, {results['clients']} clients, {results['step_s']:g} s per round, {rounds} rounds each"
-    lines += ["", title,
-              "", *table(["calibration", "req/s (mean)", "p95 ms (worst round)", "failures"],
-                         [[m, f"{rps[m]:.1f}", f"{max(r['p95_ms'] for r in c if r['mode'] == m):.0f}",
-                           str(sum(r["failures"] for r in c if r["mode"] == m))] for m in rps]),
-              "", f"Ratio traffic / none: **{rps['traffic'] / rps['none']:.3f}**"]  # fmt: skip
+    cpu = {m: float(np.mean([r.get("cpu_ms", np.nan) for r in c if r["mode"] == m])) for m in rps}
+    where = results.get("cost_cpus")
+    lines += [title, "", f"{results.get('machine', {}).get('cpu', 'CPU not recorded')}; replica on CPUs "
+              f"{where or 'any'}, load generator on {results.get('loadgen_cpus') or 'any'}", "",
+              *table(["calibration", "req/s (mean)", "CPU ms per answer (mean)", "p95 ms (worst round)", "failures"],
+                     [[m, f"{rps[m]:.1f}", f"{cpu[m]:.2f}", f"{max(r['p95_ms'] for r in c if r['mode'] == m):.0f}",
+                       str(sum(r["failures"] for r in c if r["mode"] == m))] for m in rps]),
+              "", f"Ratio traffic / none: **{rps['traffic'] / rps['none']:.3f}** requests/s; CPU per answer "
+              f"**{cpu['traffic'] / cpu['none']:.3f}**"]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--smoke", action="store_true", help="2 seeds, 5 s load steps")
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=5, help="runs of the traffic protocols (half, skew) per set")
+    parser.add_argument("--job-seeds", type=int, help="runs of the job protocols (default: half of --seeds, >= 2)")
+    parser.add_argument("--sets", help="e.g. cic,en-support (default: every set)")
     add_load_options(parser)
     parser.add_argument("--rounds", type=int, default=3, help="cost: rounds of none then traffic")
     parser.add_argument("--no-cost", action="store_true")
     parser.add_argument("--sorted", action="store_true", help="send each sample sorted by class, not shuffled")
     parser.add_argument("--cost-only", action="store_true", help="measure the cost again into an earlier run's folder")
+    parser.add_argument("--cpus", help="cost: CPUs for the replica, e.g. 0 (default: not pinned)")
+    parser.add_argument("--loadgen-cpus", help="cost: CPUs for this process, the load generator (default: not pinned)")
     parser.add_argument("--out", type=Path, help="result folder (default results/calibration-<date>)")
     args = parser.parse_args(argv)
     if args.smoke:
@@ -261,31 +291,47 @@ def main(argv: list[str] | None = None) -> int:
     out = result_folder(args.out, "calibration", args.smoke)
     started = time.monotonic()
     ensure_default(dict(os.environ))
+    cpus = parse_cpus(args.cpus) if args.cpus else None
+    if args.loadgen_cpus:  # the replica's processes are pinned by the harness; this process keeps to its own
+        os.sched_setaffinity(0, parse_cpus(args.loadgen_cpus))
+    where = {"cost_cpus": format_cpus(cpus) if cpus else None, "loadgen_cpus": args.loadgen_cpus,
+             "machine": machine_info()}  # fmt: skip
+
+    def measured_cost() -> list[dict]:
+        return cost(out, args.clients, args.step_s, args.seed, args.rounds, cpus)
+
     if args.cost_only:
-        results = json.loads((out / "calibration.json").read_text())
-        results.update(
-            clients=args.clients, step_s=args.step_s, cost=cost(out, args.clients, args.step_s, args.seed, args.rounds)
-        )
+        path = out / "calibration.json"
+        results = json.loads(path.read_text()) if path.exists() else {"accuracy": []}
+        results.update(clients=args.clients, step_s=args.step_s, cost=measured_cost(), **where)
         say(f"wrote {write_results(out, 'calibration', results, report, lambda results, path: None)}")
         print(report(results))
         return 0
     sets = load_sets(SHARED, thucnews_per_class=200)
+    if args.sets:
+        wanted = args.sets.split(",")
+        unknown = sorted(set(wanted) - {d.name for d in sets})
+        if unknown:
+            parser.error(f"--sets: no set {', '.join(unknown)} (there are {', '.join(d.name for d in sets)})")
+        sets = [d for d in sets if d.name in wanted]
     results: dict = {"accuracy": [], "clients": args.clients, "step_s": args.step_s, "seeds": args.seeds,
                      "order": "sorted by class" if args.sorted else "shuffled"}  # fmt: skip
     with running(bento_serve("accuracy", free_port(), out / "logs" / "accuracy", ACCURACY_ENV), ready_timeout=600) as s:
         service = Service(s.url)
         for data in sets:
             for wording in ("bare", "template") if data.name in TEMPLATES else ("bare",):
-                results["accuracy"].append(run_case(service, data, wording, args.seeds, not args.sorted))
+                row = run_case(service, data, wording, args.seeds, not args.sorted, args.job_seeds)
+                results["accuracy"].append(row)
     # the English halves are under the default minimum (50 texts): what the correction would do with 10
     small = {**ACCURACY_ENV, "ZSC_CALIBRATION_MIN_TEXTS": str(SMALL_MIN)}
     with running(bento_serve("small", free_port(), out / "logs" / "small", small), ready_timeout=600) as s:
         service = Service(s.url, SMALL_MIN)
         for data in (d for d in sets if d.lang == "en"):
             for wording in ("bare", "template"):
-                row = run_case(service, data, wording, args.seeds, not args.sorted)
+                row = run_case(service, data, wording, args.seeds, not args.sorted, args.job_seeds)
                 results["accuracy"].append({**row, "wording": f"{wording}, min {SMALL_MIN} texts"})
-    results["cost"] = [] if args.no_cost else cost(out, args.clients, args.step_s, args.seed, args.rounds)
+    results.update(where)
+    results["cost"] = [] if args.no_cost else measured_cost()
     results["minutes"] = round((time.monotonic() - started) / 60, 1)
     if not results["cost"]:
         results["cost"] = [{"mode": m, "round": 0, "requests_per_s": float("nan"), "p50_ms": 0, "p95_ms": 0,
