@@ -282,9 +282,13 @@ def _text_weights(winners: np.ndarray, wins: np.ndarray, total: float, config: C
     1 when nothing is known yet."""
     if math.isinf(config.cap) or total <= 0:
         return np.ones(len(winners))
-    share = wins[winners] / total
-    limit = max(config.cap / len(wins), config.cap_floor)
-    return np.minimum(1.0, limit / np.maximum(share, 1e-12))
+    return _capped(wins[winners] / total, len(wins), config)
+
+
+def _capped(share: np.ndarray, k: int, config: CalibrationConfig) -> np.ndarray:
+    """The skew weight of texts whose top label holds ``share`` of the wins: min(1, max(cap / K, cap_floor) /
+    share)."""
+    return np.minimum(1.0, max(config.cap / k, config.cap_floor) / np.maximum(share, 1e-12))
 
 
 def observe(reference: LabelStats, evidence: np.ndarray, config: CalibrationConfig) -> LabelStats:
@@ -329,15 +333,14 @@ def _running_weights(
     count is brought up to date only when it wins again), not a vector update per text."""
     if math.isinf(config.cap):
         return np.ones(len(winners))
-    limit = max(config.cap / len(wins), config.cap_floor)
     seen, when = wins.tolist(), [-1] * len(wins)
-    out = np.empty(len(winners))
+    share = np.empty(len(winners))
     for t, j in enumerate(winners.tolist()):
         seen[j] = seen[j] * q ** (t - when[j]) + 1.0
         when[j] = t
         total = total * q + 1.0
-        out[t] = min(1.0, limit / max(seen[j] / total, 1e-12))
-    return out
+        share[t] = seen[j] / total
+    return _capped(share, len(wins), config)
 
 
 def fit(evidence: np.ndarray, labels: Sequence[str], config: CalibrationConfig) -> LabelStats:
