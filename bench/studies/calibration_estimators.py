@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.calibration_sets import frequent_classes, halves, load_sets, skewed
+from bench.calibration_sets import THUCNEWS_PAIRS, frequent_classes, halves, load_sets, skewed
 from bench.studies.label_calibration import Case, build_cases
 from harness.report import table
 from loadtest.workload import SHARED
@@ -103,6 +103,27 @@ def skew_left_after_cap(e: np.ndarray) -> float:
     return cal.skew_left(cal.fit(e, [str(i) for i in range(e.shape[1])], FIT).settled, len(e))
 
 
+def balanced_share_cap(config: cal.CalibrationConfig) -> Estimator:
+    """The service's estimator with the skew weight it had until 2026-12-03: texts of a label capped at the
+    balanced share, ``min(1, max(cap / K, cap_floor) / share)``, where the service now caps them at what each
+    other label wins on average (``core.calibration._capped``): the same with ten labels or more, less with few
+    (a two-label sample 91/9 re-balanced to 85/15 then, 50/50 now)."""
+
+    def capped(share: np.ndarray, k: int, cfg: cal.CalibrationConfig) -> np.ndarray:
+        return np.minimum(1.0, max(cfg.cap / k, cfg.cap_floor) / np.maximum(share, 1e-12))
+
+    inner = service_fit(config)
+
+    def fit(e: np.ndarray, src: np.ndarray) -> np.ndarray:
+        rule, cal._capped = cal._capped, capped
+        try:
+            return inner(e, src)
+        finally:
+            cal._capped = rule
+
+    return fit
+
+
 NO_GUARD = replace(FIT, coverage_slack=math.inf)
 CANDIDATES: dict[str, Estimator] = {
     "plain centring": plain,
@@ -110,14 +131,14 @@ CANDIDATES: dict[str, Estimator] = {
     "trimmed mean 10%": trimmed,
     "median of 10 means": median_of_means,
     "capped corrected winners": corrected_winners,
-    "capped 1/K + shrink": service_fit(replace(NO_GUARD, cap=1.0, skew_test=None)),
-    "capped 1.5/K + shrink": service_fit(replace(NO_GUARD, cap=1.5, skew_test=None)),
+    "capped + shrink": service_fit(replace(NO_GUARD, skew_test=None)),
+    "capped x1.5 + shrink": service_fit(replace(NO_GUARD, cap=1.5, skew_test=None)),
     "plain + shrink + coverage": service_fit(replace(FIT, cap=math.inf)),
-    "capped 1/K + coverage (before)": service_fit(replace(FIT, skew_test=None)),
-    "capped 1.5/K + coverage": service_fit(replace(FIT, cap=1.5, skew_test=None)),
+    "capped + coverage": service_fit(replace(FIT, skew_test=None)),
     "per-source cap 0.5 + service": source_capped(service_fit(FIT)),
     "skew test 0.2-0.5": service_fit(replace(FIT, skew_test=(0.2, 0.5))),
-    "skew test 0.25-0.45 (service)": service_fit(FIT),
+    "before: balanced-share cap (1/K)": balanced_share_cap(FIT),
+    "service": service_fit(FIT),
 }
 
 
@@ -165,9 +186,6 @@ def study(case: Case, seeds: int) -> dict[str, dict[str, float]]:
     return out
 
 
-PAIRS = ((0, 1), (2, 5), (3, 7))  # two-label tasks (as sentiment is) cut from THUCNews' ten classes
-
-
 def pair(case: Case, i: int, j: int) -> Case:
     """The same texts' evidence restricted to two classes' texts and labels."""
     rows = np.flatnonzero((case.data.truth == i) | (case.data.truth == j))
@@ -200,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     for s in sets:
         s.extra, s.extra_truth = [], None  # no unlabelled pool: the halves are the samples
     cases, _ = build_cases([args.model], sets, args.cache)
-    cases += [pair(c, i, j) for c in cases if c.name == "thucnews/template" for i, j in PAIRS]
+    cases += [pair(c, i, j) for c in cases if c.name == "thucnews/template" for i, j in THUCNEWS_PAIRS]
     results = {case.name: study(case, args.seeds) for case in cases}
     print(report(results))
     return 0

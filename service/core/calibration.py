@@ -26,14 +26,16 @@ a sum over texts, so replicas add their deltas (Redis HINCRBYFLOAT, ``increment_
 exponential in the number of texts: a text's weight halves every ``half_life`` texts after it.
 
 **Skew** (one label common is not one label biased): a text's weight is capped by how often its top
-label wins: ``w = min(1, max(cap / K, cap_floor) / share)``, ``share`` that label's share of the wins, so
-texts won by one label count for at most a balanced share of the sample (1/K; with many labels at least
-``cap_floor``, 10%). A balanced sample has weights of 1 (the plain mean); a skewed one is re-balanced by
-predicted class. The plain mean over a sample where one class is 5-10x as frequent learns that class's
-in-class lift as bias (THUCNews, answering such samples: -0.034 accuracy on average against no
-correction; capped: +0.007). bench/studies/label_calibration.py compares this with the plain mean, leave-the-winner-out,
-posterior-weighted means (with and without an EM prior), the median, prior matching and content-free
-inputs.
+label wins: ``w = min(1, max(cap * (1 - share) / (K - 1), cap_floor) / share)``, ``share`` that label's share
+of the wins, so texts won by one label count for at most what each other label wins on average (with many
+labels at least ``cap_floor``, 10%). A balanced sample has weights of 1 (the plain mean); a skewed one is
+re-balanced by predicted class: with two labels fully (a 91/9 sample weighs 9/9), where a cap at the balanced
+share 1 / K left it 85/15 and a two-label sample one class 5-10 times as frequent 0.01-0.02 below no correction
+(docs/evaluation.md, "The other labels' share"). The plain mean over a sample where one class is 5-10x as
+frequent learns that class's in-class lift as bias (THUCNews, answering such samples: -0.034 accuracy on
+average against no correction; capped: +0.007). bench/studies/label_calibration.py compares this with the plain
+mean, leave-the-winner-out, posterior-weighted means (with and without an EM prior), the median, prior matching
+and content-free inputs.
 
 **Skew test**: the cap also binds where no class is common, for a label the model itself favours (a label
 winning 70% of a balanced two-label sample is capped like a common class), and keeps part of that bias in:
@@ -46,9 +48,9 @@ each other reads ~0.5), the capped estimate is; linear between (bench/studies/ca
 **Coverage**: a sample where one label wins nearly every text says nothing about the other labels'
 background, and its offsets would only push that label down (one client's stream of one class, or a
 flood): the offsets are scaled down when the raw winners do not spread over the labels (``coverage``).
-A cap of 1.5 / K instead of 1 / K was measured too (bench/studies/calibration_estimators.py, docs/evaluation.md
-"Which estimator"): a little more of a balanced sample's correction, and a common label learned as a
-biased one again, so the cap stays at 1 / K.
+A looser cap (1.5 times the balanced share) was measured too (bench/studies/calibration_estimators.py,
+docs/evaluation.md "Which estimator"): a little more of a balanced sample's correction, and a common label
+learned as a biased one again, so the cap stays at 1.
 
 **Noise**: offsets estimated from few texts are noisy; each centred offset is shrunk towards 0 by an
 empirical-Bayes factor ``tau² / (tau² + v_i)`` (``v_i``: its sampling variance; ``tau²``: the spread of the
@@ -89,10 +91,14 @@ class CalibrationConfig:
     """How the statistics are gathered and turned into offsets (one per model; the defaults are the study's)."""
 
     half_life: float = 2000.0  # texts; math.inf = never forget (a frozen fit, a job)
-    min_texts: float = 50.0  # texts seen before any correction ("uncalibrated" below)
-    # skew guard: a text's weight is min(1, max(cap / K, cap_floor) / its top label's share of the wins);
-    # cap = math.inf: the plain mean. The floor keeps a many-label set (CIC: 118 intents, naturally 1-129 rows
-    # each) from treating every ordinary frequent intent as skew: what moves offsets is an absolute share
+    # texts seen before any correction ("uncalibrated" below): from 10 texts the correction gained on average on
+    # every set measured (docs/evaluation.md: English halves of 16-30 texts as much as plain centring; THUCNews and
+    # CIC from 10 texts), and a sample that few texts cover is held back by shrinkage and the coverage guard
+    min_texts: float = 10.0
+    # skew guard: a text's weight is min(1, max(cap * (1 - share) / (K - 1), cap_floor) / share), share its top
+    # label's share of the wins (at most what each other label wins on average); cap = math.inf: the plain mean.
+    # The floor keeps a many-label set (CIC: 118 intents, naturally 1-129 rows each) from treating every
+    # ordinary frequent intent as skew: what moves offsets is an absolute share
     cap: float = 1.0
     shrink: bool = True  # empirical-Bayes shrinkage of noisy offsets
     cap_floor: float = 0.1
@@ -278,17 +284,20 @@ def _centred_offsets(mean: np.ndarray, var: np.ndarray, shrink: bool) -> np.ndar
 
 
 def _text_weights(winners: np.ndarray, wins: np.ndarray, total: float, config: CalibrationConfig) -> np.ndarray:
-    """Per text: min(1, limit / share of its top label among the wins), limit = max(cap / K, cap_floor);
-    1 when nothing is known yet."""
+    """Per text: the skew weight (``_capped``) of its top label's share among the wins; 1 when nothing is
+    known yet."""
     if math.isinf(config.cap) or total <= 0:
         return np.ones(len(winners))
     return _capped(wins[winners] / total, len(wins), config)
 
 
 def _capped(share: np.ndarray, k: int, config: CalibrationConfig) -> np.ndarray:
-    """The skew weight of texts whose top label holds ``share`` of the wins: min(1, max(cap / K, cap_floor) /
-    share)."""
-    return np.minimum(1.0, max(config.cap / k, config.cap_floor) / np.maximum(share, 1e-12))
+    """The skew weight of texts whose top label holds ``share`` of the wins: min(1, limit / share), limit =
+    max(cap * (1 - share) / (K - 1), cap_floor), what each other label wins on average (times ``cap``). A label
+    winning less than that is never weighed up: a label few texts won would carry their noise."""
+    share = np.maximum(share, 1e-12)
+    limit = np.maximum(config.cap * (1.0 - share) / max(k - 1, 1), config.cap_floor)
+    return np.minimum(1.0, limit / share)
 
 
 def observe(reference: LabelStats, evidence: np.ndarray, config: CalibrationConfig) -> LabelStats:
