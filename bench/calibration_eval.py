@@ -6,7 +6,9 @@
 Everything goes through a served default model (multilingual-e5-small), over HTTP, no in-process shortcut.
 The data and the splits are the study's (``bench/calibration_sets.py``): THUCNews (2,000 headlines
 stratified, bare class names and the task template), CIC (all 2,000 utterances, 118 intents), the project's
-English rows (news and support, bare and with a template). Top-1 accuracy, labels never sent to the service:
+English rows (news and support, bare and with a template), and three two-label pairs of THUCNews classes with
+the template (``--sets thucnews-pairs``: two labels, as sentiment is, where one side can flood). Top-1
+accuracy, labels never sent to the service:
 
 - **half**: a random stratified half is sent with ``calibration: "traffic"`` (the estimation part); the other
   half is then answered in one call with ``"none"`` and in one call with ``"traffic"`` (a call is answered with
@@ -20,13 +22,10 @@ English rows (news and support, bare and with a template). Top-1 accuracy, label
 - **... plain**: the bar, plain centring of the same unlabelled texts, from the service's uncalibrated answers
   (the log of a single-label score is the evidence less a per-text constant, which centring removes).
 
-The English sets are also run on a replica with ``ZSC_CALIBRATION_MIN_TEXTS=10`` (rows "min 10 texts"), to
-show what the correction does to them below the default minimum (one sentence is 0.033 of a news half).
-
 Between runs the record is dropped by the service itself: the replica keeps one traffic record
-(``ZSC_CALIBRATION_RECORDS=1``) and a call with other labels evicts it. Sets whose estimation part has fewer
-than ``ZSC_CALIBRATION_MIN_TEXTS`` (50) texts are answered uncalibrated, as the service would (the English
-halves: 30 and 16 texts).
+(``ZSC_CALIBRATION_RECORDS=1``) and a call with other labels evicts it. A sample of fewer than
+``ZSC_CALIBRATION_MIN_TEXTS`` (10) texts is answered uncalibrated, as the service would (the English halves
+have 30 and 16 texts; one sentence is 0.033 of a news half, 0.063 of a support half).
 
 Cost: a replica with the default settings but a fixed in-flight bound (``ZSC_TARGET_LATENCY_MS=-1``, as
 ``bench.ab``), ``/classify`` from 32 closed-loop clients with THUCNews' 10 labels,
@@ -50,7 +49,7 @@ import httpx
 import numpy as np
 
 from bench.ab import spent as cpu_spent
-from bench.calibration_sets import LabelledSet, frequent_classes, halves, load_sets, skewed
+from bench.calibration_sets import THUCNEWS_PAIRS, LabelledSet, frequent_classes, halves, load_sets, skewed, two_label
 from harness.cpus import format_cpus, parse_cpus
 from harness.launchers import bento_serve
 from harness.machine import machine_info
@@ -61,13 +60,14 @@ from harness.report import result_folder, table, write_results
 from harness.store import ensure_default
 from loadtest.loadgen import add_load_options, run_load
 from loadtest.workload import SHARED
+from service.core.calibration import CalibrationConfig
 
 TEMPLATES = {"thucnews": "这是一条关于{}的新闻", "en-news": "This is a news article about {}.",
              "en-support": "The customer writes about {}."}  # fmt: skip
 # the service's calibration, then plain centring of the same unlabelled texts (computed here from the service's
 # uncalibrated answers): the bar the service's estimator is held to
 PROTOCOLS = ("half", "half plain", "skew", "skew plain", "job", "job plain", "job-skew", "job-skew plain")
-SMALL_MIN = 10  # ZSC_CALIBRATION_MIN_TEXTS of a second replica, for the English sets (30 and 16 texts a half)
+PAIRS_SET = "thucnews-pairs"  # --sets name of the two-label THUCNews pairs
 ACCURACY_ENV = {
     "ZSC_MAX_LABELS": "128",
     "ZSC_CALIBRATION_RECORDS": "1",  # a call with other labels drops the record: a fresh start per run
@@ -78,7 +78,7 @@ ACCURACY_ENV = {
 
 
 class Service:
-    def __init__(self, url: str, min_texts: int = 50) -> None:
+    def __init__(self, url: str, min_texts: float = CalibrationConfig().min_texts) -> None:
         self.url = url
         self.min_texts = min_texts
         self.client = httpx.Client(base_url=url, timeout=600)
@@ -151,7 +151,7 @@ def run_case(
     """Every protocol on one set and wording; gains against no calibration on the same texts. ``seeds`` runs
     of the traffic protocols, ``job_seeds`` of the job ones (default: half as many, at least 2)."""
     job_seeds = max(2, seeds // 2) if job_seeds is None else job_seeds
-    template = TEMPLATES.get(data.name) if wording == "template" else None
+    template = TEMPLATES.get(data.name.split()[0]) if wording == "template" else None
     labels, texts = data.classes, np.array(data.texts, dtype=object)
     out: dict[str, list[float]] = {p: [] for p in PROTOCOLS}
     base: list[float] = []
@@ -246,7 +246,8 @@ def _gain(gains: dict, protocol: str) -> str:
 def report(results: dict) -> str:
     head = ["## Top-1 accuracy with calibration, through the service (multilingual-e5-small)", "",
             "Gain against no calibration on the same texts, mean / worst over the runs (n); "
-            "`uncal.`: the sample had fewer than 50 texts, answered uncalibrated (gain 0 by design); "
+            f"`uncal.`: the sample had fewer than {results.get('min_texts', 50):g} texts, answered uncalibrated "
+            "(gain 0 by design); "
             "`plain`: plain centring of the same unlabelled texts (each label's mean evidence subtracted). "
             f"Texts sent {results.get('order', 'sorted by class')}.", ""]  # fmt: skip
     rows = [
@@ -308,28 +309,25 @@ def main(argv: list[str] | None = None) -> int:
         print(report(results))
         return 0
     sets = load_sets(SHARED, thucnews_per_class=200)
+    pairs = [two_label(sets[0], i, j) for i, j in THUCNEWS_PAIRS]  # two labels, as sentiment is: template only
     if args.sets:
         wanted = args.sets.split(",")
-        unknown = sorted(set(wanted) - {d.name for d in sets})
+        unknown = sorted(set(wanted) - {d.name for d in sets} - {PAIRS_SET})
         if unknown:
-            parser.error(f"--sets: no set {', '.join(unknown)} (there are {', '.join(d.name for d in sets)})")
+            names = ", ".join([*(d.name for d in sets), PAIRS_SET])
+            parser.error(f"--sets: no set {', '.join(unknown)} (there are {names})")
+        pairs = pairs if PAIRS_SET in wanted else []
         sets = [d for d in sets if d.name in wanted]
     results: dict = {"accuracy": [], "clients": args.clients, "step_s": args.step_s, "seeds": args.seeds,
+                     "min_texts": CalibrationConfig().min_texts,
                      "order": "sorted by class" if args.sorted else "shuffled"}  # fmt: skip
     with running(bento_serve("accuracy", free_port(), out / "logs" / "accuracy", ACCURACY_ENV), ready_timeout=600) as s:
         service = Service(s.url)
-        for data in sets:
-            for wording in ("bare", "template") if data.name in TEMPLATES else ("bare",):
-                row = run_case(service, data, wording, args.seeds, not args.sorted, args.job_seeds)
-                results["accuracy"].append(row)
-    # the English halves are under the default minimum (50 texts): what the correction would do with 10
-    small = {**ACCURACY_ENV, "ZSC_CALIBRATION_MIN_TEXTS": str(SMALL_MIN)}
-    with running(bento_serve("small", free_port(), out / "logs" / "small", small), ready_timeout=600) as s:
-        service = Service(s.url, SMALL_MIN)
-        for data in (d for d in sets if d.lang == "en"):
-            for wording in ("bare", "template"):
-                row = run_case(service, data, wording, args.seeds, not args.sorted, args.job_seeds)
-                results["accuracy"].append({**row, "wording": f"{wording}, min {SMALL_MIN} texts"})
+        for data, wording in [
+            *((d, w) for d in sets for w in (("bare", "template") if d.name in TEMPLATES else ("bare",))),
+            *((d, "template") for d in pairs),
+        ]:
+            results["accuracy"].append(run_case(service, data, wording, args.seeds, not args.sorted, args.job_seeds))
     results.update(where)
     results["cost"] = [] if args.no_cost else measured_cost()
     results["minutes"] = round((time.monotonic() - started) / 60, 1)

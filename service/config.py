@@ -178,7 +178,7 @@ class Settings:
     calibration_min_texts: int = _doc(
         "Texts a traffic or job calibration must have seen before it corrects anything; until then answers say "
         "uncalibrated. zsc calibrate refuses a file with fewer.",
-        default=50,
+        default=10,
     )
     calibration_half_life: int = _doc(
         "Traffic calibration: texts after which an answered text counts half (old traffic fades; a moving class "

@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
     ca.add_argument("--limit", type=int, help="at most this many texts (a seeded random sample)")
     ca.add_argument("--seed", type=int, default=7)
     ca.add_argument(
-        "--min-texts", type=int, default=50, help="refuse fewer texts (the service's ZSC_CALIBRATION_MIN_TEXTS)"
+        "--min-texts", type=int, default=10, help="refuse fewer texts (the service's ZSC_CALIBRATION_MIN_TEXTS)"
     )
     ca.add_argument("--concurrency", type=int, default=4, help="calls in flight")
     ca.add_argument("--batch-size", type=int, default=32, help="items per /classify_batch call")
