@@ -29,9 +29,9 @@ exponential in the number of texts: a text's weight halves every ``half_life`` t
 label wins: ``w = min(1, max(cap * (1 - share) / (K - 1), cap_floor) / share)``, ``share`` that label's share
 of the wins, so texts won by one label count for at most what each other label wins on average (with many
 labels at least ``cap_floor``, 10%). A balanced sample has weights of 1 (the plain mean); a skewed one is
-re-balanced by predicted class: with two labels fully (a 91/9 sample weighs 9/9), where a cap at the balanced
-share 1 / K left it 85/15 and a two-label sample one class 5-10 times as frequent 0.01-0.02 below no correction
-(docs/evaluation.md, "The other labels' share"). The plain mean over a sample where one class is 5-10x as
+re-balanced by predicted class, with two labels in full (a 91/9 sample weighs 9/9). A cap at the balanced
+share 1 / K left such a sample 85/15, and two-label tasks with one class 5-10 times as frequent up to 0.04 below
+no correction (docs/evaluation.md, "The other labels' share"). The plain mean over a sample where one class is 5-10x as
 frequent learns that class's in-class lift as bias (THUCNews, answering such samples: -0.034 accuracy on
 average against no correction; capped: +0.007). bench/studies/label_calibration.py compares this with the plain
 mean, leave-the-winner-out, posterior-weighted means (with and without an EM prior), the median, prior matching
