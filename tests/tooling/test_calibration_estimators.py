@@ -1,0 +1,32 @@
+"""The estimator study's summary over many tasks (bench/studies/calibration_estimators.py): each protocol is read
+against its own bar, a tie is not a loss, and the worst task is the one furthest under it."""
+
+from __future__ import annotations
+
+from bench.studies.calibration_estimators import PROTOCOLS, against_the_bar
+
+
+def task(balanced_plain: float, balanced_service: float, skewed_uncalibrated: float, skewed_service: float) -> dict:
+    rows = {"uncalibrated": {}, "plain centring": {}, "service": {}}
+    for p in PROTOCOLS:
+        balanced = p in ("balanced", "job")
+        rows["uncalibrated"][p] = 0.5 if balanced else skewed_uncalibrated
+        rows["plain centring"][p] = balanced_plain if balanced else 0.1  # plain is never the bar of a skewed sample
+        rows["service"][p] = balanced_service if balanced else skewed_service
+    return {"skew left after the cap": {p: 0.3 for p in PROTOCOLS}, **rows}
+
+
+def test_each_protocol_is_read_against_its_bar_and_a_tie_is_not_a_loss():
+    results = {
+        "a": task(0.60, 0.60, 0.80, 0.79),  # balanced: a tie with plain; skewed: 0.01 under uncalibrated
+        "b": task(0.70, 0.6996, 0.90, 0.93),  # 0.0004 under plain is a tie; skewed: 0.03 above
+    }
+    lines = against_the_bar(results).splitlines()
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    assert header == ["estimator", *PROTOCOLS]
+    rows = {r.split("|")[1].strip(): [c.strip() for c in r.strip("|").split("|")[1:]] for r in lines[2:]}
+    assert set(rows) == {"plain centring", "service"}  # the bars' own rows: plain is a candidate, uncalibrated not
+    cells = dict(zip(PROTOCOLS, rows["service"]))
+    assert cells["balanced"] == "-0.0002 (0/2 under, worst -0.000)"
+    assert cells["skew x5"] == "+0.0100 (1/2 under, worst -0.010)"
+    assert dict(zip(PROTOCOLS, rows["plain centring"]))["one class"] == "-0.7500 (2/2 under, worst -0.800)"
