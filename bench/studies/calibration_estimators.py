@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.studies.calibration_estimators                 # ~1 min after the first run's embeddings
     .venv/bin/python -m bench.studies.calibration_estimators --seeds 10
-    .venv/bin/python -m bench.studies.calibration_estimators --all-pairs     # every two-label THUCNews task, ~1 min
+    .venv/bin/python -m bench.studies.calibration_estimators --all-pairs     # every two-label THUCNews task, ~2 min
 
 The evidence is the service's (``scale * cos`` of each text with each label's wording), computed once per set
 with the default model and kept in ``--cache`` (``bench.studies.label_calibration.Embedder``); the sets and splits are
@@ -13,7 +13,11 @@ utterances, 118 intents), the English news and support rows. Top-1 accuracy on t
 - **skew x5 / x10**: a sample of that half where one class is 5 or 10 times as frequent as each other one;
 - **flood**: the balanced half from one source, then ten times as many texts of one class from another source
   (the estimator sees both; "per-source cap" gives no source more than half of the weight);
-- **job / job-skew x10**: the measured texts themselves (skewed for job-skew).
+- **job / job-skew x10**: the measured texts themselves (skewed for job-skew);
+- **flood in order** (the service alone): the flood as traffic brings it, from one source, the balanced half
+  first and then the ten times as many texts of one class, in batches of 16 through ``core.calibration``'s
+  ``observe`` and ``merge`` with the service's own settings (decay, minimum): a client's stream followed by a
+  flood from its own address, which no per-source share bounds.
 
 Each candidate is a function of an evidence sample; "service" is the one ``service.core.calibration`` ships.
 ``--all-pairs`` measures every two-label task cut from THUCNews' ten classes (45 per wording) and reports, per
@@ -148,6 +152,20 @@ CANDIDATES: dict[str, Estimator] = {
 }
 
 
+TRAFFIC = cal.CalibrationConfig()  # the service's settings: half-life, minimum texts
+IN_ORDER = "flood in order"
+
+
+def streamed(e: np.ndarray, order: np.ndarray, config: cal.CalibrationConfig = TRAFFIC, batch: int = 16) -> np.ndarray:
+    """The offsets after ``order``'s texts arrive as traffic: each batch observed against the record so far and
+    merged into it (the service's path, without Redis); zeros while uncalibrated."""
+    stats = cal.LabelStats.empty([str(i) for i in range(e.shape[1])])
+    for start in range(0, len(order), batch):
+        stats = cal.merge(stats, cal.observe(stats, e[order[start : start + batch]], config), config.half_life)
+    found = cal.offsets(stats, config)
+    return np.zeros(e.shape[1]) if found is None else found
+
+
 def accuracy(e: np.ndarray, y: np.ndarray, shift: np.ndarray | None = None) -> float:
     return float(np.mean((e if shift is None else e - shift).argmax(1) == y))
 
@@ -179,6 +197,12 @@ def study(case: Case, seeds: int) -> dict[str, dict[str, float]]:
             flood = np.array([i for i in a if y[i] == f] * 10 * max(1, len(a) // max(1, np.sum(y[a] == f))))
             flood = flood[: 10 * len(a)]
             add("flood", np.concatenate([a, flood]), np.array([0] * len(a) + [1] * len(flood)), b)
+            shuffle = random.Random(seed * 1000 + f)  # its own draws: the other protocols' samples stay as they were
+            order = np.concatenate([shuffle.sample(list(a), len(a)), shuffle.sample(list(flood), len(flood))])
+            none, served = accuracy(e[b], y[b]), accuracy(e[b], y[b], streamed(e, order))
+            acc["uncalibrated"][IN_ORDER].append(none)
+            acc["service"][IN_ORDER].append(served)
+            gain["service"][IN_ORDER].append(served - none)
             s = skewed(b, y, f, 10, rng)
             add("job-skew x10", s, np.zeros(len(s)), s)
             one = np.array([i for i in a if y[i] == f])
@@ -201,14 +225,21 @@ def pair(case: Case, i: int, j: int) -> Case:
     return replace(case, data=data, cos=case.cos[rows][:, [i, j]])
 
 
-PROTOCOLS = ("balanced", "skew x5", "skew x10", "flood", "one class", "job", "job-skew x10")
+PROTOCOLS = ("balanced", "skew x5", "skew x10", "flood", "one class", "job", "job-skew x10", IN_ORDER)
+
+
+def cell(by: dict[str, float], protocol: str) -> str:
+    """A candidate's mean accuracy on a protocol (and its worst gain); "—" where it was not measured."""
+    if protocol not in by:
+        return "—"
+    worst = by.get(f"{protocol} worst")
+    return f"{by[protocol]:.3f}" + ("" if worst is None else f" ({worst:+.3f})")
 
 
 def report(results: dict[str, dict]) -> str:
     parts = []
     for case, by in results.items():
-        rows = [[name, *(f"{by[name][p]:.3f}" + (f" ({by[name][p + ' worst']:+.3f})" if p + " worst" in by[name]
-                                                   else "") for p in PROTOCOLS)] for name in by]  # fmt: skip
+        rows = [[name, *(cell(by[name], p) for p in PROTOCOLS)] for name in by]
         parts.append(f"**{case}**\n\n" + "\n".join(table(["estimator", *PROTOCOLS], rows)))
     return "\n\n".join(parts)
 
@@ -224,6 +255,9 @@ def against_the_bar(results: dict[str, dict]) -> str:
     for name in names:
         cells = []
         for p in PROTOCOLS:
+            if any(p not in by[name] for by in results.values()):
+                cells.append("—")
+                continue
             gap = np.array([by[name][p] - by[BAR.get(p, "uncalibrated")][p] for by in results.values()])
             cells.append(f"{gap.mean():+.4f} ({int(np.sum(gap < -0.0005))}/{len(gap)} under, worst {gap.min():+.3f})")
         rows.append([name, *cells])
