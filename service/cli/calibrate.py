@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
     ca.add_argument("--limit", type=int, help="at most this many texts (a seeded random sample)")
     ca.add_argument("--seed", type=int, default=7)
     ca.add_argument(
-        "--min-texts", type=int, default=10, help="refuse fewer texts (the service's ZSC_CALIBRATION_MIN_TEXTS)"
+        "--min-texts", type=int, help="refuse fewer texts (default: the service's default ZSC_CALIBRATION_MIN_TEXTS)"
     )
     ca.add_argument("--concurrency", type=int, default=4, help="calls in flight")
     ca.add_argument("--batch-size", type=int, default=32, help="items per /classify_batch call")
@@ -62,8 +62,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     print(f"calibrating {label_set.name!r} ({len(label_set.labels)} labels) on {len(texts)} texts at {args.url}",
           file=sys.stderr)  # fmt: skip
     fitted = {"data": str(args.data), "url": args.url, "limit": args.limit, "seed": args.seed}
+    config = CalibrationConfig() if args.min_texts is None else CalibrationConfig(min_texts=float(args.min_texts))
     try:
-        frozen = calibrate(remote, label_set, texts, CalibrationConfig(min_texts=float(args.min_texts)), fitted)
+        frozen = calibrate(remote, label_set, texts, config, fitted)
     except TooFewTexts as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
