@@ -77,7 +77,10 @@ class Remote:
             async def send(k: int, chunk: list[dict]) -> None:
                 async with gate:
                     for attempt in range(self.retries + 1):
-                        r = await client.post("/classify_batch", json={"items": chunk})
+                        try:
+                            r = await client.post("/classify_batch", json={"items": chunk})
+                        except httpx.TransportError as exc:  # no answer at all: say where, not a traceback
+                            raise RemoteError(f"could not reach {self.url}: {exc!r} (is the service running?)") from exc
                         if r.status_code in (429, 503) and attempt < self.retries:
                             await asyncio.sleep(min(8.0, 0.5 * 2**attempt))  # shed load: back off and retry
                             continue

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from service.pipeline.label_sets import LabelSet, LabelSetError, dump, load_dir
-from service.quality.evaluation import ABSTAIN, score_multi, score_single
+from service.quality.evaluation import ABSTAIN, Remote, RemoteError, score_multi, score_single
 from service.quality.labelled import DataError, Labelled, read, stratified_sample, stratified_split
 from service.quality.tuning import Combination, combinations, fit_threshold, fit_thresholds
 
@@ -157,3 +157,14 @@ def test_where_keeps_only_matching_rows_and_their_positions(tmp_path):
         read(tmp_path / "w.jsonl", where={"domain": "sport"})
     with pytest.raises(DataError, match="no column 'lang'"):
         read(tmp_path / "w.jsonl", where={"lang": "en"})
+
+
+def test_a_service_that_is_not_there_is_an_error_that_says_where_not_a_traceback():
+    import socket
+
+    with socket.socket() as free:  # a port nothing listens on once it is closed
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    remote = Remote(f"http://127.0.0.1:{port}", progress=False)
+    with pytest.raises(RemoteError, match=rf"could not reach http://127.0.0.1:{port}: .*is the service running"):
+        remote.classify([{"text": "a", "labels": ["x", "y"]}])
