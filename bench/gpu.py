@@ -28,9 +28,11 @@ Writes ``bench-gpu.json`` and ``bench-gpu.md``. The run stops starting steps whe
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
+import signal
 import statistics
 import sys
 import tempfile
@@ -51,7 +53,7 @@ from harness.machine import machine_info, versions  # noqa: E402
 from harness.net import free_port  # noqa: E402
 from harness.process import HarnessError, running, start  # noqa: E402
 from harness.progress import say  # noqa: E402
-from harness.report import ms, table  # noqa: E402
+from harness.report import ms, pyplot, save, table  # noqa: E402
 from harness.store import import_model, stored_model, use_home  # noqa: E402
 from loadtest.loadgen import run_load  # noqa: E402
 from loadtest.models import write_structbert  # noqa: E402
@@ -266,8 +268,10 @@ def gpu_summary(log: Path, since: float) -> dict:
     return {"gpu_util_pct": statistics.mean(util) if util else None, "gpu_mem_mib": max(mem) if mem else None}
 
 
-def service_steps(plan: GpuPlan, stored, env: dict, logs: Path, bodies: list[dict], clock: Clock) -> list[dict]:
-    out = []
+def service_steps(
+    plan: GpuPlan, stored, env: dict, logs: Path, bodies: list[dict], clock: Clock, out: list[dict]
+) -> None:
+    """Appends each step's row to ``out`` as it finishes (a run stopped early keeps the steps it ran)."""
     single = [{**b, "hypothesis_template": "{}"} for b in bodies]
     batch_bodies = [
         {"items": single[i : i + plan.batch_items]} for i in range(0, len(single) - plan.batch_items, plan.batch_items)
@@ -310,16 +314,21 @@ def service_steps(plan: GpuPlan, stored, env: dict, logs: Path, bodies: list[dic
                     "endpoint": endpoint,
                     "concurrency": concurrency,
                     **r.as_dict(),
-                    "pairs_per_s": r.requests_per_s * pairs_per_request,
+                    "pairs_per_s": answered_per_s(r) * pairs_per_request,
                     **gpu_summary(logs / "gpu.csv", since),
                 }
                 out.append(row)
                 say(
-                    f"  {endpoint} c={concurrency}: {row['pairs_per_s']:,.0f} pairs/s ({r.requests_per_s:,.0f} req/s), "
+                    f"  {endpoint} c={concurrency}: {row['pairs_per_s']:,.0f} pairs/s answered "
+                    f"({r.requests_per_s:,.0f} requests/s sent), "
                     f"p50/p95/p99 {ms(r.p50_ms)}/{ms(r.p95_ms)}/{ms(r.p99_ms)} ms, failures {r.failures}, "
                     f"GPU {row['gpu_util_pct'] or 0:.0f}%"
                 )
-    return out
+
+
+def answered_per_s(r) -> float:
+    """Answers (200s) per second: a refusal (503 when the replica sheds) is no throughput."""
+    return (r.requests - r.failures) / r.duration_s if r.duration_s > 0 else 0.0
 
 
 def well_formed_batch(_status: int, payload: dict) -> bool:
@@ -334,51 +343,73 @@ def naive_steps(plan: GpuPlan, stored, env: dict, logs: Path, bodies: list[dict]
     with running(member, 300) as server:
         for c in plan.naive_concurrency:
             r = run_load(f"{server.url}/classify", bodies, c, plan.step_s, plan.warmup_s, well_formed)
-            out.append({"concurrency": c, **r.as_dict(), "pairs_per_s": r.requests_per_s * plan.n_labels})
+            out.append({"concurrency": c, **r.as_dict(), "pairs_per_s": answered_per_s(r) * plan.n_labels})
             say(f"  naive c={c}: {out[-1]['pairs_per_s']:,.0f} pairs/s, p99 {ms(r.p99_ms)} ms")
     return out
 
 
 # -- the run ---------------------------------------------------------------------------------------------
-def run(plan: GpuPlan, out: Path, work: Path) -> dict:
+def run(plan: GpuPlan, out: Path, work: Path, results: dict) -> None:
+    """Fill ``results`` part by part: a part that fails is recorded under ``errors`` and the run goes on, so
+    one broken step (or the device tool's time limit) costs that step, not the whole lease."""
     logs = out / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     clock = Clock(plan.budget_s)
     home = work / "bentoml_home"
     env = {**os.environ, **QUIET_ENV, "BENTOML_HOME": str(home)}
-    results: dict = {
-        "plan": asdict(plan),
-        "machine": {**machine_info(), **versions(("torch", "transformers", "tokenizers", "bentoml"), servers=False)},
-        "started": time.time(),
-    }
-    monitor = start(gpu_monitor(logs / "gpu.csv")) if plan.device == "cuda" else None
+    results.update(
+        plan=asdict(plan),
+        machine={**machine_info(), **versions(("torch", "transformers", "tokenizers", "bentoml"), servers=False)},
+        started=time.time(),
+        errors={},
+        skipped=clock.skipped,
+    )
+    monitor = start_gpu_monitor(logs / "gpu.csv") if plan.device == "cuda" else None
     try:
         results["gpu"] = gpu_name() if plan.device == "cuda" else None
         stored = prepare_models(work, env, sorted({"tiny", plan.service_model}))
         bodies = make_bodies(max(plan.parity_requests, plan.ceiling_pairs // plan.n_labels, 4000), plan.n_labels)
-        say("parity: torch fp16 on the device vs fp32 on the CPU")
-        results["parity"] = {}
-        for name in sorted(stored):
-            results["parity"][name] = parity(stored[name], plan.device, bodies[: plan.parity_requests])
-            say(f"  {name}: {results['parity'][name]}")
-        say("ceiling: raw forward over the workload's pairs")
-        results["ceiling"] = ceiling(
-            stored[plan.service_model],
-            plan.device,
-            bodies[: plan.ceiling_pairs // plan.n_labels],
-            plan.ceiling_batches,
-            budget_s=max(2.0, plan.step_s),
-        )
-        say("service")
-        results["service"] = service_steps(plan, stored[plan.service_model], env, logs, bodies, clock)
-        say("naive pipeline")
-        results["naive"] = naive_steps(plan, stored[plan.service_model], env, logs, bodies, clock)
+        with part(results, "parity", "parity: torch fp16 on the device vs fp32 on the CPU"):
+            results["parity"] = {}
+            for name in sorted(stored):
+                results["parity"][name] = parity(stored[name], plan.device, bodies[: plan.parity_requests])
+                say(f"  {name}: {results['parity'][name]}")
+        with part(results, "ceiling", "ceiling: raw forward over the workload's pairs"):
+            results["ceiling"] = ceiling(
+                stored[plan.service_model],
+                plan.device,
+                bodies[: plan.ceiling_pairs // plan.n_labels],
+                plan.ceiling_batches,
+                budget_s=max(2.0, plan.step_s),
+            )
+        with part(results, "service", "service"):
+            results["service"] = []
+            service_steps(plan, stored[plan.service_model], env, logs, bodies, clock, results["service"])
+        with part(results, "naive", "naive pipeline"):
+            results["naive"] = naive_steps(plan, stored[plan.service_model], env, logs, bodies, clock)
     finally:
         if monitor is not None:
             monitor.stop(grace=2)
-    results["skipped"] = clock.skipped
-    results["finished"] = time.time()
-    return results
+        results["finished"] = time.time()
+
+
+@contextlib.contextmanager
+def part(results: dict, name: str, title: str):
+    say(title)
+    try:
+        yield
+    except Exception as e:  # noqa: BLE001 - recorded in the report; the next part still runs
+        results["errors"][name] = f"{type(e).__name__}: {e}"[:2000]
+        say(f"  {name} failed: {results['errors'][name]}")
+
+
+def start_gpu_monitor(log: Path):
+    """nvidia-smi's sampler, or None (said) where it is not found: utilisation is then unreported."""
+    try:
+        return start(gpu_monitor(log))
+    except HarnessError as e:
+        say(f"  no GPU monitor: {e}")
+        return None
 
 
 def gpu_name() -> str:
@@ -462,7 +493,8 @@ def markdown(results: dict) -> str:
         lines += table(["rows per forward", "pairs/s"], [[k, f"{v:,.0f}"] for k, v in c["by_batch"].items()])
     lines += ["", "## Service: `bentoml serve`, one GPU, each worker its own model copy", ""]
     lines += table(
-        ["workers", "endpoint", "clients", "pairs/s", "req/s", "p50 / p95 / p99 ms", "failures", "GPU %", "GPU MiB"],
+        ["workers", "endpoint", "clients", "pairs/s answered", "requests/s sent", "p50 / p95 / p99 ms", "failures",
+         "GPU %", "GPU MiB"],
         [
             [s["workers"], f"`{s['endpoint']}`", s["concurrency"], f"{s['pairs_per_s']:,.0f}",
              f"{s['requests_per_s']:,.0f}", _latencies(s), s["failures"], _num(s["gpu_util_pct"]),
@@ -472,7 +504,7 @@ def markdown(results: dict) -> str:
     )  # fmt: skip
     lines += ["", "## Naive: transformers' zero-shot pipeline, one request at a time", ""]
     lines += table(
-        ["clients", "pairs/s", "req/s", "p50 / p95 / p99 ms"],
+        ["clients", "pairs/s answered", "requests/s sent", "p50 / p95 / p99 ms"],
         [
             [s["concurrency"], f"{s['pairs_per_s']:,.0f}", f"{s['requests_per_s']:,.1f}", _latencies(s)]
             for s in results.get("naive", [])
@@ -480,7 +512,35 @@ def markdown(results: dict) -> str:
     )  # fmt: skip
     if results.get("skipped"):
         lines += ["", "Skipped for time: " + "; ".join(results["skipped"]) + "."]
+    for name, error in (results.get("errors") or {}).items():
+        lines += ["", f"**{name} failed**: `{error}`"]
     return "\n".join(lines) + "\n"
+
+
+def chart(results: dict, path: Path) -> None:
+    """Answered pairs/s against workers, a line per endpoint and client count, under the raw forward ceiling
+    and over the naive pipeline."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    steps = sorted({(s["endpoint"], s["concurrency"]) for s in results.get("service", [])})
+    for endpoint, clients in steps:
+        rows = [s for s in results["service"] if (s["endpoint"], s["concurrency"]) == (endpoint, clients)]
+        ax.plot([s["workers"] for s in rows], [s["pairs_per_s"] for s in rows], marker="o",
+                linestyle="-" if endpoint == "/classify" else "--", label=f"{endpoint}, {clients} clients")  # fmt: skip
+    ceiling_rate = results.get("ceiling", {}).get("pairs_per_s")
+    if ceiling_rate:
+        ax.axhline(ceiling_rate, color="black", linewidth=1, label="raw forward ceiling")
+    naive = max((s["pairs_per_s"] for s in results.get("naive", [])), default=None)
+    if naive:
+        ax.axhline(naive, color="grey", linewidth=1, linestyle=":", label="naive pipeline")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(results["plan"]["workers"], [str(w) for w in results["plan"]["workers"]])
+    ax.set_xlabel("BentoML workers (each its own model copy on the one GPU)")
+    ax.set_ylabel("pairs/s answered (200s only)")
+    ax.set_title(f"{results.get('gpu') or results['plan']['device']}: {results['plan']['n_labels']} labels a request")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    save(fig, path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -512,11 +572,20 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     work = (args.work or Path(tempfile.gettempdir()) / "zsc-bench-gpu").resolve()
     say(f"GPU benchmark ({'full' if device == 'cuda' else 'CPU dry run'}) -> {out}")
-    results = run(plan, out, work)
-    (out / "bench-gpu.json").write_text(json.dumps(results, indent=2))
-    (out / "bench-gpu.md").write_text(markdown(results))
-    print(markdown(results))
-    return 0 if results.get("service") else 1
+    # a `timeout` (or the device tool's limit) sends SIGTERM: unwind, stop the servers, write what was measured
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    results: dict = {}
+    try:
+        run(plan, out, work, results)
+    finally:
+        results.setdefault("finished", time.time())
+        (out / "bench-gpu.json").write_text(json.dumps(results, indent=2))
+        if "plan" in results:
+            (out / "bench-gpu.md").write_text(markdown(results))
+            print(markdown(results))
+            with contextlib.suppress(ImportError):  # matplotlib: the GPU machine's image has it, a slim venv may not
+                chart(results, out / "bench-gpu.png")
+    return 0 if results.get("service") and not results.get("errors") else 1
 
 
 if __name__ == "__main__":

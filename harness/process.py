@@ -240,6 +240,9 @@ def running(member: Member, ready_timeout: float = 300, grace: float = 20, tries
             proc.stop(grace)
             if not raced or attempt == tries:
                 raise
+        except BaseException:  # interrupted while it starts (Ctrl-C, SIGTERM): leave nothing running
+            proc.stop(grace)
+            raise
     try:
         yield proc
     finally:
