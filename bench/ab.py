@@ -59,9 +59,13 @@ def main() -> None:
     p.add_argument("--cpus", help="CPUs for the servers (default: all this process may use)")
     p.add_argument("--env", action="append", default=[], metavar="ZSC_X=V", help="a setting for both sides")
     p.add_argument("--out", type=Path, default=ROOT / "results" / f"ab-{time.strftime('%Y%m%d-%H%M%S')}")
+    p.add_argument("--model", help="a model in the store both sides serve (default: the bundled default)")
     a = p.parse_args()
     a.out = a.out.resolve()  # the servers run from other directories
-    ensure_default(os.environ)
+    if a.model:
+        a.env.append(f"ZSC_MODEL={a.model}")
+    else:
+        ensure_default(os.environ)
     cpus = parse_cpus(a.cpus) if a.cpus else allowed_cpus()
     if a.loadgen_cpus:  # the servers' children are pinned by the harness; this process keeps to its own
         os.sched_setaffinity(0, parse_cpus(a.loadgen_cpus))
@@ -79,7 +83,9 @@ def main() -> None:
         port = free_port()
         settings = dict(kv.split("=", 1) for kv in [*a.env, *own[name]])
         member = bento_serve(f"ab-{name}", port, servers / name, settings, cpus=cpus, log=servers / f"{name}.log")
-        members[name] = replace(member, cwd=checkout, env={**member.env, "PYTHONPATH": str(checkout)})
+        # the checkout first, then what this process was given (packages installed outside a venv, say)
+        path = os.pathsep.join(filter(None, [str(checkout), os.environ.get("PYTHONPATH")]))
+        members[name] = replace(member, cwd=checkout, env={**member.env, "PYTHONPATH": path})
     seed = int(time.time())
     with contextlib.ExitStack() as stack:  # both started once; the idle one waits while the other is measured
         live = {name: stack.enter_context(running(member, 240)) for name, member in members.items()}

@@ -39,9 +39,11 @@ def main() -> None:
     p.add_argument("--texts", type=int, default=512)
     p.add_argument("--rounds", type=int, default=4)
     p.add_argument("--out", type=Path, help="where the results go (default results/forward-<date>)")
+    p.add_argument("--model", help="a model in the store (default: the bundled default, imported if missing)")
     a = p.parse_args()
-    ensure_default(dict(os.environ))
-    model = stored_model(DEFAULT_MODEL)
+    if not a.model:
+        ensure_default(dict(os.environ))
+    model = stored_model(a.model or DEFAULT_MODEL)
     spec = ModelSpec.from_metadata(model.metadata)
     tokenizer = Tokenizer.load(model.path, spec.max_length)
     texts = [row.text for row in load_rows()][: a.texts]

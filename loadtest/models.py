@@ -5,7 +5,10 @@ other way)."""
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +24,7 @@ from harness.process import HarnessError
 from harness.progress import say
 from harness.store import StoredModel, import_model, stored_model, use_home
 from loadtest.workload import load_rows
+from service.engine.runtime_probe import SAMPLE as RUNTIME_SAMPLE
 
 
 # -- models --------------------------------------------------------------------------------------------
@@ -64,14 +68,30 @@ def write_checkpoint(model: BenchModel, dst: Path) -> Path:
 def write_structbert(dst: Path, shape: BertShape) -> Path:
     """A StructBERT zh cross-encoder of this shape in ModelScope's layout: ``model_type: structbert``, a
     ``vocab.txt`` of ``shape.vocab_size`` entries that covers the workload's characters, random weights."""
-    dst.mkdir(parents=True, exist_ok=True)
-    chars = sorted({c for r in load_rows(extra_datasets=True) for c in r.text if ord(c) > 0x2E80})
-    base = ["[PAD]"] + [f"[unused{i}]" for i in range(99)] + ["[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    base += [chr(i) for i in range(33, 127)] + chars
-    vocab = base + [f"[extra{i}]" for i in range(shape.vocab_size - len(base))]
-    (dst / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    write_workload_vocab(dst, shape.vocab_size)
     # no label names: ModelScope's StructBERT config has none (the import assigns its fixed order)
     return save_modelscope_structbert(bert_nli(shape, {"LABEL_0": 0, "LABEL_1": 1, "LABEL_2": 2}), dst)
+
+
+def write_bert_embedding(dst: Path, shape: BertShape) -> Path:
+    """A BERT bi-encoder of this shape (import it with ``--kind embedding``) in Hugging Face's layout, random
+    weights and the workload's vocabulary: the compute of a real encoder of that shape (multilingual-e5-small's,
+    say, whose own weights are too large to carry to a lent machine), meaningless scores."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    write_workload_vocab(dst, shape.vocab_size)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=shape.vocab_size,
+        hidden_size=shape.hidden,
+        num_hidden_layers=shape.layers,
+        num_attention_heads=shape.heads,
+        intermediate_size=shape.ffn,
+        max_position_embeddings=shape.max_positions,
+    )
+    BertModel(config).eval().save_pretrained(dst)
+    return dst
 
 
 def ensure_imported(model: BenchModel, work: Path, env: dict[str, str]) -> StoredModel:
@@ -90,3 +110,32 @@ def ensure_imported(model: BenchModel, work: Path, env: dict[str, str]) -> Store
     )
     import_model(source, model.name, env, "--onnx", "fp32,int8")
     return stored_model(model.name)
+
+
+def write_workload_vocab(dst: Path, size: int) -> None:
+    """A WordPiece ``vocab.txt`` of ``size`` entries for the workload and the runtime choice's sample: BERT's
+    special tokens, each Chinese character they use, each English word they use whole (about a token a word,
+    as real tokenizers give), and single letters and digits after ``##`` for any other word (never ``[UNK]``,
+    which would make every unknown word, and so many labels, the same input)."""
+    dst.mkdir(parents=True, exist_ok=True)
+    strings = [s for r in load_rows(extra_datasets=True) for s in (r.text, r.label)]
+    strings += _strings(json.loads(RUNTIME_SAMPLE.read_text(encoding="utf-8")))
+    chars = sorted({c for s in strings for c in s if ord(c) > 0x2E80})
+    ascii_chars = [chr(i) for i in range(33, 127)]
+    base = ["[PAD]"] + [f"[unused{i}]" for i in range(99)] + ["[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    base += ascii_chars + [f"##{c}" for c in ascii_chars if c.isalnum()] + chars
+    counts = Counter(w for s in strings for w in re.findall(r"[a-z0-9]+", s.lower()))
+    words = [w for w, _ in counts.most_common() if len(w) > 1][: max(0, size - len(base))]
+    vocab = base + words
+    vocab += [f"[extra{i}]" for i in range(size - len(vocab))]
+    (dst / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []

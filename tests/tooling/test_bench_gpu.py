@@ -48,3 +48,23 @@ def test_gpu_wheels_are_pinned_once_each():
             names.append(re.sub(r"[-_.]+", "-", line.split("==")[0]).lower())
     assert len(names) == len(set(names))
     assert {"bentoml", "transformers", "tokenizers", "pydantic", "uvicorn", "starlette"} <= set(names)
+
+
+def test_refusals_are_not_throughput():
+    from bench.gpu import answered_per_s
+    from loadtest.loadgen import LoadResult
+
+    fields = {f: 0 for f in LoadResult.__dataclass_fields__}
+    r = LoadResult(**{**fields, "requests": 21_087, "failures": 20_265, "duration_s": 5.0, "statuses": {}})
+    assert answered_per_s(r) == (21_087 - 20_265) / 5.0
+
+
+def test_a_part_that_fails_is_recorded_and_the_next_runs():
+    from bench.gpu import part
+
+    results: dict = {"errors": {}}
+    with part(results, "naive", "naive pipeline"):
+        raise RuntimeError("no CUDA kernel image")
+    with part(results, "ceiling", "ceiling"):
+        results["ceiling"] = {"pairs_per_s": 1.0}
+    assert results["errors"] == {"naive": "RuntimeError: no CUDA kernel image"} and results["ceiling"]

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from harness import process
 from harness.process import HarnessError, Member, Probe, running
 
 SCRIPT = """
@@ -42,3 +43,18 @@ def test_any_other_early_death_fails_at_once(tmp_path):
     with pytest.raises(HarnessError, match="exited with 1"), running(member(tmp_path, "ValueError: bad"), 20):
         pass
     assert not (tmp_path / "up").exists()
+
+
+def test_a_member_interrupted_while_it_starts_is_stopped(tmp_path, monkeypatch):
+    """Ctrl-C or SIGTERM (a `timeout`) arriving while a server starts: nothing is left running."""
+    slow = Member(
+        name="slow",
+        cmd=[sys.executable, "-c", "import time; time.sleep(60)"],
+        log=tmp_path / "slow.log",
+        probe=Probe("never", lambda: (_ for _ in ()).throw(KeyboardInterrupt)),
+    )
+    started = []
+    monkeypatch.setattr(process, "start", lambda m, real=process.start: started.append(real(m)) or started[-1])
+    with pytest.raises(KeyboardInterrupt), running(slow, ready_timeout=20):
+        pass
+    assert started and not started[0].alive()
