@@ -34,21 +34,28 @@ E5_SMALL_SHAPE = BertShape(21128, 384, 12, 12, 1536)
 def bert_nli(shape: BertShape, label2id: dict[str, int], seed: int = 0):
     """A ``BertForSequenceClassification`` of this shape with random weights (seeded), in eval mode."""
     import torch
-    from transformers import BertConfig, BertForSequenceClassification
+    from transformers import BertForSequenceClassification
 
     torch.manual_seed(seed)
-    config = BertConfig(
+    config = bert_config(
+        shape, num_labels=len(label2id), label2id=label2id, id2label={v: k for k, v in label2id.items()}
+    )
+    return BertForSequenceClassification(config).eval()
+
+
+def bert_config(shape: BertShape, **more):
+    """transformers' ``BertConfig`` of this shape (``more``: the head's fields)."""
+    from transformers import BertConfig
+
+    return BertConfig(
         vocab_size=shape.vocab_size,
         hidden_size=shape.hidden,
         num_hidden_layers=shape.layers,
         num_attention_heads=shape.heads,
         intermediate_size=shape.ffn,
         max_position_embeddings=shape.max_positions,
-        num_labels=len(label2id),
-        label2id=label2id,
-        id2label={v: k for k, v in label2id.items()},
+        **more,
     )
-    return BertForSequenceClassification(config).eval()
 
 
 def save_modelscope_structbert(model, dst: Path) -> Path:

@@ -17,6 +17,7 @@ from harness.checkpoints import (
     MNLI_LABELS,
     STRUCTBERT_BASE_ZH,
     BertShape,
+    bert_config,
     bert_nli,
     save_modelscope_structbert,
 )
@@ -78,18 +79,11 @@ def write_bert_embedding(dst: Path, shape: BertShape) -> Path:
     weights and the workload's vocabulary: the compute of a real encoder of that shape (multilingual-e5-small's,
     say, whose own weights are too large to carry to a lent machine), meaningless scores."""
     import torch
-    from transformers import BertConfig, BertModel
+    from transformers import BertModel
 
     write_workload_vocab(dst, shape.vocab_size)
     torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=shape.vocab_size,
-        hidden_size=shape.hidden,
-        num_hidden_layers=shape.layers,
-        num_attention_heads=shape.heads,
-        intermediate_size=shape.ffn,
-        max_position_embeddings=shape.max_positions,
-    )
+    config = bert_config(shape)
     BertModel(config).eval().save_pretrained(dst)
     return dst
 
