@@ -58,6 +58,7 @@ class BatchQueue:
         self._running: set[asyncio.Task] = set()
         self._running_sequences = 0
         self._seconds_per_sequence: float | None = None
+        self._last_end: float | None = None  # when the last batch ended: a batch's device time starts no earlier
         self._closed = False
 
     async def submit(self, entry: list) -> list:
@@ -144,7 +145,14 @@ class BatchQueue:
             return
         finally:
             self._running_sequences -= sequences
-        per_sequence = (self._clock() - started) / sequences
+        # its own time: from its start or the end of the batch before, whichever was later. With two batches in
+        # flight (a GPU's default) the second waits on the device for the first, and its wall time counted that
+        # too: a small batch behind a large one measured a sequence at many times its cost, and the queue, so
+        # measured, refused most of a 1,024-client load it could serve (docs/performance.md, "GPU")
+        ended = self._clock()
+        since = started if self._last_end is None else max(started, self._last_end)
+        per_sequence = max(0.0, ended - since) / sequences  # 0: it ended before the one ahead of it
+        self._last_end = ended if self._last_end is None else max(ended, self._last_end)
         previous = self._seconds_per_sequence
         self._seconds_per_sequence = (
             per_sequence if previous is None else previous + SMOOTHING * (per_sequence - previous)

@@ -157,3 +157,37 @@ def test_a_whole_entry_reaches_the_batch_as_itself():
         assert seen == ["mine"]
 
     asyncio.run(go())
+
+
+def test_a_batch_behind_another_counts_only_its_own_time():
+    """Two batches in flight (the GPU default): the second waits on the device for the first, and that wait
+    is the first's cost, not its own. Measured on its wall time, one sequence behind eight would cost 0.9 s
+    and the next load be refused."""
+
+    async def go():
+        now = [0.0]
+        device = Device()
+        queue = BatchQueue(device.run_batch, max_batch_size=8, max_latency_ms=1_000, in_flight=2, clock=lambda: now[0])
+        big = asyncio.ensure_future(queue.submit(["a"] * 8))
+        small = asyncio.ensure_future(queue.submit(["b"]))
+        await settle()
+        assert len(device.batches) == 2  # both in flight
+        now[0] = 0.8  # the device ran the eight: 0.1 s a sequence
+        device.gates[0].set()
+        await big
+        now[0] = 0.9  # then the one: 0.1 s of its own, 0.9 s since it started
+        device.gates[1].set()
+        await small
+        held = [asyncio.ensure_future(queue.submit(["c"] * 4)) for _ in range(2)]
+        await settle()
+        assert len(device.batches) == 4  # both slots busy again, 8 sequences running
+        # 8 ahead at 0.1 s: 0.8 s, within the bound (at the wall-time measure, 0.26 s each: 2.1 s, refused)
+        waiting = asyncio.ensure_future(queue.submit(["d"]))
+        await settle()
+        device.release()
+        await asyncio.gather(*held)
+        await settle()
+        device.release()
+        assert await waiting == ["row:d"]
+
+    asyncio.run(go())
