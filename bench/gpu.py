@@ -533,6 +533,7 @@ def chart(results: dict, path: Path) -> None:
     naive = max((s["pairs_per_s"] for s in results.get("naive", [])), default=None)
     if naive:
         ax.axhline(naive, color="grey", linewidth=1, linestyle=":", label="naive pipeline")
+    ax.set_ylim(0, 1.1 * max([ceiling_rate or 0, *(s["pairs_per_s"] for s in results.get("service", []))], default=1))
     ax.set_xscale("log", base=2)
     ax.set_xticks(results["plan"]["workers"], [str(w) for w in results["plan"]["workers"]])
     ax.set_xlabel("BentoML workers (each its own model copy on the one GPU)")
@@ -540,7 +541,7 @@ def chart(results: dict, path: Path) -> None:
     ax.set_title(f"{results.get('gpu') or results['plan']['device']}: {results['plan']['n_labels']} labels a request")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    save(fig, path)
+    save(fig, path, dpi=72)  # results/ is kept small (tests/tooling/test_results.py)
 
 
 def main(argv: list[str] | None = None) -> int:
