@@ -24,7 +24,7 @@ ACCURACY_ARGS ?=
 export BENTOML_DO_NOT_TRACK := True
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help venv deps serve test test-fast unit integration tooling lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke loadtest-mixed accuracy audit overload fuzz int8-study
+.PHONY: help venv deps serve test test-fast unit integration tooling lint format import-model system-deps clean cluster cluster-down bench bench-smoke bench-gpu bench-amx gpu-wheels bento image image-gpu image-smoke base-image client client-check lock loadtest loadtest-smoke loadtest-mixed accuracy audit overload fuzz int8-study
 
 help:
 	@echo "make serve            run the service on port $(PORT) (bundled multilingual model unless ZSC_MODEL names another)"
@@ -34,6 +34,7 @@ help:
 	@echo "make bench            ceiling vs engine vs service vs naive, torch vs ONNX fp32/int8, cache (~15 min)"
 	@echo "make accuracy         zsc evaluate + zsc tune of both bundled models on English, THUCNews, CIC (~3 min) -> docs/evaluation.md"
 	@echo "make bench-gpu        on a GPU machine: parity, ceiling, service at 1-8 workers, naive (ZSC_DEVICE=cpu: dry run)"
+	@echo "make bench-amx        on a lent machine's CPU (AMX): OpenVINO bf16 and auto against ONNX Runtime fp32 (issue 36)"
 	@echo "make image            CPU image $(IMAGE):latest (buildah here, Docker where an engine runs); make image-smoke runs it"
 	@echo "make client           regenerate the typed Python client in clients/python"
 	@echo "make loadtest         Locust: naive vs 1 vs 2 replicas, cache off/on (~10 min on 2 cores) -> results/<time>/"
@@ -118,6 +119,10 @@ bench-smoke: system-deps venv
 # On the GPU machine (no venv there: carried wheels, see build/bench-gpu.sh); ZSC_DEVICE=cpu for the dry run.
 bench-gpu:
 	build/bench-gpu.sh $(BENCH_ARGS)
+
+# On the GPU machine's host CPU (carried wheels and OpenVINO from make gpu-wheels); here it runs with the venv.
+bench-amx:
+	build/bench-amx.sh
 
 gpu-wheels: venv
 	build/gpu-wheels.sh

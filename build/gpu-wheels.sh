@@ -29,3 +29,21 @@ for wheel in dest.glob("*.whl"):
         print(f"removed {wheel.name} (not pinned)")
 PY
 echo "$(ls "$DEST"/*.whl | wc -l) wheels, $(du -sh "$DEST" | cut -f1) in $DEST"
+
+# OpenVINO for `make bench-amx` (the GPU machine's host CPU): its wheel (59 MB) holds plugins for Intel GPUs and
+# NPUs and readers for TensorFlow, PyTorch, Paddle, JAX and GGUF that a CPU run of an ONNX graph never loads;
+# without them it is 21 MB compressed, which fits beside the wheels above in what can be carried (64 MiB)
+ov_version=$("$PIP" show openvino 2>/dev/null | awk '/^Version:/ {print $2}')
+if [ -n "$ov_version" ]; then
+  tmp=$(mktemp -d)
+  "$PIP" download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp "${platforms[@]}" \
+    -d "$tmp/wheels" "openvino==$ov_version" openvino-telemetry
+  mkdir -p "$tmp/site"
+  for w in "$tmp"/wheels/*.whl; do (cd "$tmp/site" && python3 -m zipfile -e "$w" .); done
+  (cd "$tmp/site/openvino" && rm -rf include cmake libs/cache.json libs/libopenvino_intel_gpu_plugin.so \
+    libs/libopenvino_intel_npu_plugin.so libs/libopenvino_*tensorflow* libs/libopenvino_pytorch_frontend* \
+    libs/libopenvino_paddle_frontend* libs/libopenvino_jax_frontend* libs/libopenvino_gguf_frontend*)
+  tar cf - -C "$tmp/site" . | xz -T0 -6 > "$DEST/openvino-cpu.tar.xz"
+  rm -rf "$tmp"
+  echo "OpenVINO $ov_version for a CPU, slimmed: $(du -sh "$DEST/openvino-cpu.tar.xz" | cut -f1)"
+fi
