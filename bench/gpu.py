@@ -314,7 +314,7 @@ def service_steps(
                     "endpoint": endpoint,
                     "concurrency": concurrency,
                     **r.as_dict(),
-                    "pairs_per_s": answered_per_s(r) * pairs_per_request,
+                    "pairs_per_s": r.answered_per_s * pairs_per_request,
                     **gpu_summary(logs / "gpu.csv", since),
                 }
                 out.append(row)
@@ -324,11 +324,6 @@ def service_steps(
                     f"p50/p95/p99 {ms(r.p50_ms)}/{ms(r.p95_ms)}/{ms(r.p99_ms)} ms, failures {r.failures}, "
                     f"GPU {row['gpu_util_pct'] or 0:.0f}%"
                 )
-
-
-def answered_per_s(r) -> float:
-    """Answers (200s) per second: a refusal (503 when the replica sheds) is no throughput."""
-    return (r.requests - r.failures) / r.duration_s if r.duration_s > 0 else 0.0
 
 
 def well_formed_batch(_status: int, payload: dict) -> bool:
@@ -343,7 +338,7 @@ def naive_steps(plan: GpuPlan, stored, env: dict, logs: Path, bodies: list[dict]
     with running(member, 300) as server:
         for c in plan.naive_concurrency:
             r = run_load(f"{server.url}/classify", bodies, c, plan.step_s, plan.warmup_s, well_formed)
-            out.append({"concurrency": c, **r.as_dict(), "pairs_per_s": answered_per_s(r) * plan.n_labels})
+            out.append({"concurrency": c, **r.as_dict(), "pairs_per_s": r.answered_per_s * plan.n_labels})
             say(f"  naive c={c}: {out[-1]['pairs_per_s']:,.0f} pairs/s, p99 {ms(r.p99_ms)} ms")
     return out
 

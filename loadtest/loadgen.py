@@ -31,6 +31,11 @@ class LoadResult:
     statuses: dict[str, int]
     latencies_s: list[float] = field(default_factory=list, repr=False)  # kept for merging, not reported
 
+    @property
+    def answered_per_s(self) -> float:
+        """Answers (200s) per second: a refusal (429, 503 when the replica sheds) is no throughput."""
+        return (self.requests - self.failures) / self.duration_s if self.duration_s > 0 else 0.0
+
     def as_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items() if k != "latencies_s"}
 
