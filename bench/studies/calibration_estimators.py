@@ -44,6 +44,7 @@ from bench.studies.label_calibration import Case, build_cases
 from harness.report import table
 from loadtest.workload import SHARED
 from service.core import calibration as cal
+from service.core.calibration_bursts import BurstGuard, RecentWinners
 
 # the label calibration study's embeddings (bench.studies.label_calibration)
 DEFAULT_CACHE = Path.home() / ".cache" / "zsc-label-calibration"
@@ -154,14 +155,25 @@ CANDIDATES: dict[str, Estimator] = {
 
 TRAFFIC = cal.CalibrationConfig()  # the service's settings: half-life, minimum texts
 IN_ORDER = "flood in order"
+HALF_IN_ORDER = "half in order"  # the flood's first part alone: the client's own stream, what a flood must not move
+# the flood in order through the service's path, with its burst guard and without (core.calibration_bursts)
+IN_ORDER_GUARDS = {"service": BurstGuard(), "service without the burst guard": BurstGuard(window=0.0)}
 
 
-def streamed(e: np.ndarray, order: np.ndarray, config: cal.CalibrationConfig = TRAFFIC, batch: int = 16) -> np.ndarray:
-    """The offsets after ``order``'s texts arrive as traffic: each batch observed against the record so far and
-    merged into it (the service's path, without Redis); zeros while uncalibrated."""
+def streamed(
+    e: np.ndarray, order: np.ndarray, config: cal.CalibrationConfig = TRAFFIC, batch: int = 16,
+    guard: BurstGuard = BurstGuard(),
+) -> np.ndarray:  # fmt: skip
+    """The offsets after ``order``'s texts arrive as traffic from one source: each batch observed against the
+    record so far (its texts weighed by the burst guard) and merged into it (the service's path, without
+    Redis); zeros while uncalibrated."""
     stats = cal.LabelStats.empty([str(i) for i in range(e.shape[1])])
+    recent = RecentWinners(e.shape[1], guard)
     for start in range(0, len(order), batch):
-        stats = cal.merge(stats, cal.observe(stats, e[order[start : start + batch]], config), config.half_life)
+        x = e[order[start : start + batch]]
+        keep = recent.keep(np.argmax(x, axis=1), stats.wins, stats.total, stats.texts,
+                           cal.coverage(stats.wins, config.coverage_slack))  # fmt: skip
+        stats = cal.merge(stats, cal.observe(stats, x, config, keep), config.half_life)
     found = cal.offsets(stats, config)
     return np.zeros(e.shape[1]) if found is None else found
 
@@ -173,8 +185,9 @@ def accuracy(e: np.ndarray, y: np.ndarray, shift: np.ndarray | None = None) -> f
 def study(case: Case, seeds: int) -> dict[str, dict[str, float]]:
     """Per candidate and protocol: mean accuracy, and the worst gain against uncalibrated."""
     e, y = case.evidence, case.data.truth
-    acc: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in ["uncalibrated", *CANDIDATES]}
-    gain: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in CANDIDATES}
+    names = ["uncalibrated", *CANDIDATES, *(n for n in IN_ORDER_GUARDS if n not in CANDIDATES)]
+    acc: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in names}
+    gain: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in names[1:]}
     left: dict[str, list[float]] = defaultdict(list)
 
     def add(protocol: str, sample: np.ndarray, src: np.ndarray, measured: np.ndarray) -> None:
@@ -199,10 +212,16 @@ def study(case: Case, seeds: int) -> dict[str, dict[str, float]]:
             add("flood", np.concatenate([a, flood]), np.array([0] * len(a) + [1] * len(flood)), b)
             shuffle = random.Random(seed * 1000 + f)  # its own draws: the other protocols' samples stay as they were
             order = np.concatenate([shuffle.sample(list(a), len(a)), shuffle.sample(list(flood), len(flood))])
-            none, served = accuracy(e[b], y[b]), accuracy(e[b], y[b], streamed(e, order))
+            none = accuracy(e[b], y[b])
             acc["uncalibrated"][IN_ORDER].append(none)
-            acc["service"][IN_ORDER].append(served)
-            gain["service"][IN_ORDER].append(served - none)
+            acc["uncalibrated"][HALF_IN_ORDER].append(none)
+            for name, guard in IN_ORDER_GUARDS.items():
+                served = accuracy(e[b], y[b], streamed(e, order, guard=guard))
+                acc[name][IN_ORDER].append(served)
+                gain[name][IN_ORDER].append(served - none)
+            alone = accuracy(e[b], y[b], streamed(e, order[: len(a)]))  # what the client's own stream gave
+            acc["service"][HALF_IN_ORDER].append(alone)
+            gain["service"][HALF_IN_ORDER].append(alone - none)
             s = skewed(b, y, f, 10, rng)
             add("job-skew x10", s, np.zeros(len(s)), s)
             one = np.array([i for i in a if y[i] == f])
@@ -225,7 +244,7 @@ def pair(case: Case, i: int, j: int) -> Case:
     return replace(case, data=data, cos=case.cos[rows][:, [i, j]])
 
 
-PROTOCOLS = ("balanced", "skew x5", "skew x10", "flood", "one class", "job", "job-skew x10", IN_ORDER)
+PROTOCOLS = ("balanced", "skew x5", "skew x10", "flood", "one class", "job", "job-skew x10", HALF_IN_ORDER, IN_ORDER)
 
 
 def cell(by: dict[str, float], protocol: str) -> str:

@@ -77,6 +77,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from service.core.calibration_bursts import BurstGuard
 from service.core.scoring import sigmoid, softmax
 
 # Redis hash field names: one prefix character, a separator that no prefix contains, then the label
@@ -108,6 +109,8 @@ class CalibrationConfig:
     # skew test: the capped estimate's weight grows from 0 to 1 as the skew left after it (``skew_left``)
     # goes from the first value to the second; the plain mean has the rest. None: the capped estimate alone
     skew_test: tuple[float, float] | None = (0.25, 0.45)
+    # traffic only: a source's texts weigh less while its recent winners depart from the record's (a flood)
+    burst: BurstGuard = BurstGuard()
 
     def __post_init__(self) -> None:
         if not self.half_life > 0:
@@ -300,7 +303,9 @@ def _capped(share: np.ndarray, k: int, config: CalibrationConfig) -> np.ndarray:
     return np.minimum(1.0, limit / share)
 
 
-def observe(reference: LabelStats, evidence: np.ndarray, config: CalibrationConfig) -> LabelStats:
+def observe(
+    reference: LabelStats, evidence: np.ndarray, config: CalibrationConfig, keep: np.ndarray | None = None
+) -> LabelStats:
     """The delta statistics of the texts ``evidence`` ([texts, labels], in order), decayed to the last of
     them, for ``merge`` into ``reference`` (the statistics they follow: a replica's view of the shared
     record plus what it has not flushed yet). A text's skew weight comes from how often its top label (by
@@ -314,7 +319,10 @@ def observe(reference: LabelStats, evidence: np.ndarray, config: CalibrationConf
     Only ``settled`` reads them: who wins after the capped correction of ``reference`` and these texts
     together (a text then counts its own correction, as in ``fit``; a run of many texts read against the
     offsets before it would count raw winners for all of them). It decides how much of the plain mean to use,
-    which a slightly stale view moves little."""
+    which a slightly stale view moves little.
+
+    ``keep``: per text, the share of its weight it keeps in every sum (``core.calibration_bursts``: a burst's
+    texts weigh less); each still counts as seen (``texts``, the record's clock)."""
     x = np.asarray(evidence, dtype=np.float64)
     centred = _centred_rows(x)
     n, k = x.shape
@@ -324,8 +332,9 @@ def observe(reference: LabelStats, evidence: np.ndarray, config: CalibrationConf
         return LabelStats.empty(reference.labels)
     q = decay_factor(1.0, config.half_life)
     winners = np.argmax(x, axis=1)
-    w = _running_weights(winners, reference.wins, reference.total, q, config)
-    d = q ** np.arange(n - 1, -1, -1, dtype=np.float64)  # each text's decay once the last one is in
+    kept = np.ones(n) if keep is None else np.asarray(keep, dtype=np.float64)
+    w = _running_weights(winners, reference.wins, reference.total, q, config, kept)
+    d = q ** np.arange(n - 1, -1, -1, dtype=np.float64) * kept  # each text's decay once the last one is in
     dw = d * w
     wins = np.bincount(winners, weights=d, minlength=k)
     stats = LabelStats(reference.labels, float(n), float(d.sum()), float(dw.sum()), dw @ centred, dw @ centred**2,
@@ -335,7 +344,7 @@ def observe(reference: LabelStats, evidence: np.ndarray, config: CalibrationConf
 
 
 def _running_weights(
-    winners: np.ndarray, wins: np.ndarray, total: float, q: float, config: CalibrationConfig
+    winners: np.ndarray, wins: np.ndarray, total: float, q: float, config: CalibrationConfig, kept: np.ndarray
 ) -> np.ndarray:
     """Each text's skew weight (``_text_weights``) from its top label's share of the wins among the texts
     before it and itself, every earlier text decayed by ``q`` per text after it: a scalar pass (one label's
@@ -344,11 +353,11 @@ def _running_weights(
         return np.ones(len(winners))
     seen, when = wins.tolist(), [-1] * len(wins)
     share = np.empty(len(winners))
-    for t, j in enumerate(winners.tolist()):
-        seen[j] = seen[j] * q ** (t - when[j]) + 1.0
+    for t, (j, k) in enumerate(zip(winners.tolist(), kept.tolist())):
+        seen[j] = seen[j] * q ** (t - when[j]) + k
         when[j] = t
-        total = total * q + 1.0
-        share[t] = seen[j] / total
+        total = total * q + k
+        share[t] = seen[j] / total if total > 0 else 1.0
     return _capped(share, len(wins), config)
 
 

@@ -182,9 +182,10 @@ def calibration_answer(mode: str, calibrated: bool) -> None:
 
 
 def calibration_scopes(model: str, scopes: list[dict]) -> None:
-    """Per scope: texts seen, sources and the largest source's share (``TrafficCalibration.scopes``)."""
+    """Per scope: texts seen, sources, the largest source's share and the sources held back as a burst
+    (``TrafficCalibration.scopes``)."""
     for seen in scopes:
-        for stat in ("texts", "sources", "largest_share"):
+        for stat in ("texts", "sources", "largest_share", "held_back"):
             CALIBRATION_SCOPE.labels(model, seen["scope"], stat).set(seen[stat])
 
 

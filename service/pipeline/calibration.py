@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from service.api.classify import NOT_CALIBRATED, CalibrationApplied
-from service.core.calibration import CalibrationConfig, Columns, LabelStats, observe, offsets
+from service.core.calibration import CalibrationConfig, Columns, LabelStats, coverage, observe, offsets
+from service.core.calibration_bursts import RecentWinners
 from service.core.calibration_sources import OTHERS, combined, largest_share, merged, read_record
 from service.core.task import NLI_PAIRWISE_SPACE, Task, wording_of
 from service.obs import metrics
@@ -175,6 +176,7 @@ class TrafficRecord:
     max_share: float = 0.5
     max_sources: int = 16
     _unfolded: list[tuple[str, np.ndarray]] = field(default_factory=list)  # (source, raw evidence) in order
+    _recent: dict[str, RecentWinners] = field(default_factory=dict)  # per source: the burst guard's window
     _sources: Sources | None = None
     _view: LabelStats | None = None
     _offsets: tuple[np.ndarray | None, int] | None = None
@@ -192,7 +194,8 @@ class TrafficRecord:
         return self._folded_view()
 
     def visible(self) -> dict:
-        """Texts seen, sources and the largest one's share (before the cap): GET /label_sets, the metrics."""
+        """Texts seen, sources, the largest one's share (before the cap) and the sources whose texts the burst
+        guard now holds back (on this replica): GET /label_sets, the metrics."""
         sources = self.sources()
         texts = int(round(sum(s.texts for s in sources.values())))
         return {
@@ -200,6 +203,7 @@ class TrafficRecord:
             "texts": texts,
             "sources": len(sources),
             "largest_share": round(largest_share(sources), 3),
+            "held_back": sum(1 for r in self._recent.values() if r.last_keep < 0.5),
         }
 
     def offsets(self) -> tuple[np.ndarray | None, int]:
@@ -223,7 +227,19 @@ class TrafficRecord:
             known = self._folded_sources()
             if source not in known and len(known) >= self.max_sources:
                 source = OTHERS
-            delta = observe(self._folded_view(), np.stack([raw for _, raw in run]), self.config)
+            view = self._folded_view()
+            evidence = np.stack([raw for _, raw in run])
+            recent = self._recent.get(source)
+            if recent is None:
+                recent = self._recent[source] = RecentWinners(len(self.labels), self.config.burst)
+            keep = recent.keep(
+                np.argmax(evidence, axis=1),
+                view.wins,
+                view.total,
+                view.texts,
+                coverage(view.wins, self.config.coverage_slack),
+            )
+            delta = observe(view, evidence, self.config, keep)
             self.pending = merged(self.pending, {source: delta}, self.half_life)
             self._changed()
 
@@ -323,14 +339,17 @@ class TrafficCalibration:
 
     def scopes(self, label_set: str | None = None) -> list[dict]:
         """Per scope (of this process's records; of one label set's own wording when named): texts seen,
-        sources and the largest source's share of the weight."""
+        sources, the largest source's share of the weight and the sources held back as a burst."""
         out: dict[str, dict] = {}
         for record in self._records.values():
             if label_set is not None and record.label_set != label_set:
                 continue
             seen = record.visible()
-            mine = out.setdefault(record.scope, {"scope": record.scope, "texts": 0, "sources": 0, "largest_share": 0.0})
+            mine = out.setdefault(
+                record.scope, {"scope": record.scope, "texts": 0, "sources": 0, "largest_share": 0.0, "held_back": 0}
+            )
             mine["texts"] += seen["texts"]
+            mine["held_back"] += seen["held_back"]
             mine["sources"] = max(mine["sources"], seen["sources"])
             mine["largest_share"] = max(mine["largest_share"], seen["largest_share"])
         return sorted(out.values(), key=lambda x: x["scope"])

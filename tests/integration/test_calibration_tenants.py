@@ -1,14 +1,15 @@
 """Traffic calibration between clients, through the service only: no stream moves another's answers.
 
-THUCNews headlines with the task template (ten labels, the labels never sent): a client learns from 500
-unlabelled headlines, its answers on 500 others are measured, then another stream of one class with the
-same labels arrives and the client's answers are measured again.
+THUCNews headlines with the task template (the labels never sent): a client learns from unlabelled headlines,
+its answers on others are measured, then another stream of one class with the same labels arrives and the
+client's answers are measured again.
 
 - API keys on (two replicas sharing Redis): the other key's 3,000 texts are in the other key's scope, and the
   first key's answers stay where they were (within 0.01; its own measured texts are recorded too, so they are
   measured twice before: the second time is the one compared);
-- API keys off (one replica): 10,000 texts of one class from the client's own address cannot take its
-  answers below uncalibrated (the coverage guard: a sample won by one label is not trusted).
+- API keys off (one replica), two labels (时政 / 游戏), where a class prior and a label's bias look most alike:
+  10,000 texts of one class from the client's own address leave its answers where its own 400 texts put
+  them (the burst guard holds the flood's texts back: ``core.calibration_bursts``).
 """
 
 from __future__ import annotations
@@ -31,10 +32,13 @@ TEMPLATE = "这是一条关于{}的新闻"
 KEYS = ("tenant-one-8d1f0c2a9b", "tenant-two-51e7a3c6d4")
 
 
-def answers(url: str, texts: list[str], mode: str, key: str | None = None, size: int = 250) -> list[dict]:
-    """/classify_batch of ``size`` items at a time, in order, with the THUCNews labels and template."""
+def answers(
+    url: str, texts: list[str], mode: str, key: str | None = None, size: int = 250, labels: list[str] = CLASSES
+) -> list[dict]:
+    """/classify_batch of ``size`` items at a time, in order, with the THUCNews labels (or ``labels``) and
+    template."""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    common = {"labels": CLASSES, "hypothesis_template": TEMPLATE, "calibration": mode}
+    common = {"labels": labels, "hypothesis_template": TEMPLATE, "calibration": mode}
     out = []
     for start in range(0, len(texts), size):
         items = [{"text": t, **common} for t in texts[start : start + size]]
@@ -94,13 +98,28 @@ def test_another_keys_stream_does_not_move_a_keys_answers(keyed_cluster):
     assert abs(kept - gained) <= 0.01 + 1e-9, (none, gained, kept)
 
 
-def test_a_flood_from_the_clients_own_address_cannot_take_it_below_uncalibrated(default_server):
-    learn, measured, truth, stream = client_and_stream(10_000)
-    none = accuracy(answers(default_server, measured, "none"), truth)
-    answers(default_server, learn, "traffic", size=32)
-    gained = accuracy(answers(default_server, measured, "traffic"), truth)
-    flooded = answers(default_server, stream, "traffic", size=256)
+# of THUCNews' 45 two-label tasks, the one a same-address flood of its first class took furthest below
+# uncalibrated before the burst guard (-0.10 in process; docs/evaluation.md "A flood from the client's address")
+PAIR = ("时政", "游戏")
+
+
+def test_a_flood_from_the_clients_own_address_does_not_move_its_answers(default_server):
+    rows = [(t, c) for t, c in headlines(every=1) if c in PAIR]
+    random.Random(38).shuffle(rows)
+    learn, measured = [t for t, _ in rows[:400]], rows[400:800]
+    texts, truth = [t for t, _ in measured], [c for _, c in measured]
+    one_class = [t for t, c in rows[800:] if c == PAIR[0]]
+    stream = [one_class[i % len(one_class)] for i in range(10_000)]  # repeated: scored once, recorded each time
+    labels = list(PAIR)
+    none = accuracy(answers(default_server, texts, "none", labels=labels), truth)
+    answers(default_server, learn, "traffic", size=32, labels=labels)
+    gained = accuracy(answers(default_server, texts, "traffic", labels=labels), truth)
+    flooded = answers(default_server, stream, "traffic", size=256, labels=labels)
     assert flooded[-1]["calibration"]["scope"] == "shared"
-    after = answers(default_server, measured, "traffic")
-    assert after[0]["calibration"]["texts"] >= 11_000 and after[0]["calibration"]["calibrated"]
-    assert accuracy(after, truth) >= none, (none, gained, accuracy(after, truth))
+    after = answers(default_server, texts, "traffic", labels=labels)
+    assert after[0]["calibration"]["texts"] >= 10_800 and after[0]["calibration"]["calibrated"]
+    kept = accuracy(after, truth)
+    assert gained > none  # the client's own stream is worth keeping
+    # the flood's texts are held back as a burst: what the client's stream gave stays (the flood only lets it
+    # decay), where the guard's absence took this pair 0.10 below uncalibrated
+    assert kept >= gained - 0.02, (none, gained, kept)
