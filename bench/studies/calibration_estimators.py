@@ -16,8 +16,10 @@ utterances, 118 intents), the English news and support rows. Top-1 accuracy on t
 - **job / job-skew x10**: the measured texts themselves (skewed for job-skew);
 - **flood in order** (the service alone): the flood as traffic brings it, from one source, the balanced half
   first and then the ten times as many texts of one class, in batches of 16 through ``core.calibration``'s
-  ``observe`` and ``merge`` with the service's own settings (decay, minimum): a client's stream followed by a
-  flood from its own address, which no per-source share bounds.
+  ``observe`` and ``merge`` with the service's own settings (decay, minimum) and its burst guard
+  (``core.calibration_bursts``; "service without the burst guard" beside it): a client's stream followed by a
+  flood from its own address, which no per-source share bounds; **half in order** the client's stream alone,
+  and **flood moved** the difference (what the flood did to the client's answers: 0 is nothing).
 
 Each candidate is a function of an evidence sample; "service" is the one ``service.core.calibration`` ships.
 ``--all-pairs`` measures every two-label task cut from THUCNews' ten classes (45 per wording) and reports, per
@@ -156,6 +158,7 @@ CANDIDATES: dict[str, Estimator] = {
 TRAFFIC = cal.CalibrationConfig()  # the service's settings: half-life, minimum texts
 IN_ORDER = "flood in order"
 HALF_IN_ORDER = "half in order"  # the flood's first part alone: the client's own stream, what a flood must not move
+FLOOD_MOVED = "flood moved"  # flood in order less half in order: how far the flood moved the client (a difference)
 # the flood in order through the service's path, with its burst guard and without (core.calibration_bursts)
 IN_ORDER_GUARDS = {"service": BurstGuard(), "service without the burst guard": BurstGuard(window=0.0)}
 
@@ -222,6 +225,10 @@ def study(case: Case, seeds: int) -> dict[str, dict[str, float]]:
             alone = accuracy(e[b], y[b], streamed(e, order[: len(a)]))  # what the client's own stream gave
             acc["service"][HALF_IN_ORDER].append(alone)
             gain["service"][HALF_IN_ORDER].append(alone - none)
+            moved = acc["service"][IN_ORDER][-1] - alone  # what the flood did to it (0: nothing)
+            acc["uncalibrated"][FLOOD_MOVED].append(0.0)
+            acc["service"][FLOOD_MOVED].append(moved)
+            gain["service"][FLOOD_MOVED].append(moved)
             s = skewed(b, y, f, 10, rng)
             add("job-skew x10", s, np.zeros(len(s)), s)
             one = np.array([i for i in a if y[i] == f])
@@ -244,7 +251,8 @@ def pair(case: Case, i: int, j: int) -> Case:
     return replace(case, data=data, cos=case.cos[rows][:, [i, j]])
 
 
-PROTOCOLS = ("balanced", "skew x5", "skew x10", "flood", "one class", "job", "job-skew x10", HALF_IN_ORDER, IN_ORDER)
+SAMPLES = ("balanced", "skew x5", "skew x10", "flood", "one class", "job", "job-skew x10")
+PROTOCOLS = (*SAMPLES, HALF_IN_ORDER, IN_ORDER, FLOOD_MOVED)
 
 
 def cell(by: dict[str, float], protocol: str) -> str:
