@@ -93,7 +93,8 @@ CALIBRATION_TEXTS = Gauge(
 CALIBRATION_SCOPE = Gauge(
     "zsc_calibration_scope",
     "Traffic calibration per scope (key:<key id>, or shared) in this process's view: texts seen, sources (the "
-    "most of any one record) and the largest source's share of a record's weight before the cap (stat)",
+    "most of any one record), the largest source's share of a record's weight before the cap, and the sources "
+    "whose texts the burst guard holds back now (stat)",
     ["model", "scope", "stat"],
     multiprocess_mode="max",
 )
