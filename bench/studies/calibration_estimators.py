@@ -46,7 +46,7 @@ from bench.studies.label_calibration import Case, build_cases
 from harness.report import table
 from loadtest.workload import SHARED
 from service.core import calibration as cal
-from service.core.calibration_bursts import BurstGuard, RecentWinners
+from service.core.calibration_bursts import BurstDetector, BurstGuard
 
 # the label calibration study's embeddings (bench.studies.label_calibration)
 DEFAULT_CACHE = Path.home() / ".cache" / "zsc-label-calibration"
@@ -160,7 +160,7 @@ IN_ORDER = "flood in order"
 HALF_IN_ORDER = "half in order"  # the flood's first part alone: the client's own stream, what a flood must not move
 FLOOD_MOVED = "flood moved"  # flood in order less half in order: how far the flood moved the client (a difference)
 # the flood in order through the service's path, with its burst guard and without (core.calibration_bursts)
-IN_ORDER_GUARDS = {"service": BurstGuard(), "service without the burst guard": BurstGuard(window=0.0)}
+IN_ORDER_GUARDS = {"service": BurstGuard(), "service without the burst guard": BurstGuard(lift=0.0)}
 
 
 def streamed(
@@ -171,7 +171,7 @@ def streamed(
     record so far (its texts weighed by the burst guard) and merged into it (the service's path, without
     Redis); zeros while uncalibrated."""
     stats = cal.LabelStats.empty([str(i) for i in range(e.shape[1])])
-    recent = RecentWinners(e.shape[1], guard)
+    recent = BurstDetector(e.shape[1], guard)
     for start in range(0, len(order), batch):
         x = e[order[start : start + batch]]
         keep = recent.keep(np.argmax(x, axis=1), stats.wins, stats.total, stats.texts,

@@ -33,7 +33,7 @@ import numpy as np
 
 from service.api.classify import NOT_CALIBRATED, CalibrationApplied
 from service.core.calibration import CalibrationConfig, Columns, LabelStats, coverage, observe, offsets
-from service.core.calibration_bursts import RecentWinners
+from service.core.calibration_bursts import BurstDetector
 from service.core.calibration_sources import OTHERS, combined, largest_share, merged, read_record
 from service.core.task import NLI_PAIRWISE_SPACE, Task, wording_of
 from service.obs import metrics
@@ -176,7 +176,7 @@ class TrafficRecord:
     max_share: float = 0.5
     max_sources: int = 16
     _unfolded: list[tuple[str, np.ndarray]] = field(default_factory=list)  # (source, raw evidence) in order
-    _recent: dict[str, RecentWinners] = field(default_factory=dict)  # per source: the burst guard's window
+    _recent: dict[str, BurstDetector] = field(default_factory=dict)  # per source: the burst guard's sums
     _sources: Sources | None = None
     _view: LabelStats | None = None
     _offsets: tuple[np.ndarray | None, int] | None = None
@@ -231,7 +231,7 @@ class TrafficRecord:
             evidence = np.stack([raw for _, raw in run])
             recent = self._recent.get(source)
             if recent is None:
-                recent = self._recent[source] = RecentWinners(len(self.labels), self.config.burst)
+                recent = self._recent[source] = BurstDetector(len(self.labels), self.config.burst)
             keep = recent.keep(
                 np.argmax(evidence, axis=1),
                 view.wins,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from service.core import calibration as cal
-from service.core.calibration_bursts import BurstGuard, RecentWinners, binary_kl
+from service.core.calibration_bursts import BurstDetector, BurstGuard
 
 GUARD = BurstGuard()
 
@@ -15,17 +15,11 @@ def winners(rng: np.random.Generator, shares: list[float], n: int) -> np.ndarray
     return rng.choice(len(shares), size=n, p=shares)
 
 
-def test_binary_kl_is_zero_on_agreement_and_grows_with_departure():
-    assert binary_kl(np.array([0.3]), np.array([0.3]))[0] == pytest.approx(0.0)
-    assert binary_kl(np.array([0.95]), np.array([0.5]))[0] == pytest.approx(0.4946, abs=1e-3)
-    assert binary_kl(np.array([1.0]), np.array([0.0]))[0] > 10  # finite: the baseline is kept inside (0, 1)
-
-
 @pytest.mark.parametrize("shares", [[0.5, 0.5], [0.7, 0.3], [1 / 118] * 118])
 def test_a_stream_with_the_records_mix_keeps_its_whole_weight(shares):
     rng = np.random.default_rng(3)
     record = np.array(shares) * 2000
-    recent = RecentWinners(len(shares), GUARD)
+    recent = BurstDetector(len(shares), GUARD)
     keep = recent.keep(winners(rng, shares, 2000), record, 2000.0, 2000.0)
     assert keep.mean() > 0.97  # chance departures are forgiven; a many-label set's sparse shares too
 
@@ -34,7 +28,7 @@ def test_a_stream_with_the_records_mix_keeps_its_whole_weight(shares):
 def test_a_flood_of_one_label_is_held_back_within_a_few_dozen_texts(k):
     rng = np.random.default_rng(4)
     shares = [1 / k] * k
-    recent = RecentWinners(k, GUARD)
+    recent = BurstDetector(k, GUARD)
     recent.keep(winners(rng, shares, 300), np.array(shares) * 300, 300.0, 300.0)  # the client's balanced stream
     keep = recent.keep(np.zeros(1000, dtype=np.int64), np.array(shares) * 300, 300.0, 300.0)
     assert keep[40:].max() == 0.0
@@ -43,9 +37,9 @@ def test_a_flood_of_one_label_is_held_back_within_a_few_dozen_texts(k):
 
 
 def test_a_records_first_texts_are_its_baseline_and_weigh_in_full():
-    recent = RecentWinners(2, GUARD)
+    recent = BurstDetector(2, GUARD)
     assert recent.keep(np.zeros(100, dtype=np.int64), np.zeros(2), 0.0, 0.0).tolist() == [1.0] * 100
-    off = RecentWinners(2, BurstGuard(window=0.0))
+    off = BurstDetector(2, BurstGuard(lift=0.0))
     assert off.keep(np.zeros(5, dtype=np.int64), np.array([50.0, 50.0]), 100.0, 100.0).tolist() == [1.0] * 5
 
 
@@ -73,7 +67,7 @@ def test_a_same_source_flood_leaves_the_offsets_its_stream_gave():
 
     def stream(order: np.ndarray, guard: BurstGuard) -> np.ndarray:
         stats = cal.LabelStats.empty(("0", "1"))
-        recent = RecentWinners(2, guard)
+        recent = BurstDetector(2, guard)
         x = texts(order)
         for start in range(0, len(x), 16):
             batch = x[start : start + 16]
@@ -87,7 +81,7 @@ def test_a_same_source_flood_leaves_the_offsets_its_stream_gave():
     own = stream(balanced, GUARD)
     assert own[0] > 0.2  # the bias learned
     assert stream(flooded, GUARD)[0] == pytest.approx(own[0], abs=0.1)
-    assert stream(flooded, BurstGuard(window=0.0))[0] < own[0] - 0.2
+    assert stream(flooded, BurstGuard(lift=0.0))[0] < own[0] - 0.2
 
 
 def test_a_mix_that_spreads_the_wins_is_let_in():
@@ -95,8 +89,8 @@ def test_a_mix_that_spreads_the_wins_is_let_in():
     calibration needs, and the record's mix (its coverage: the trust the caller passes) is no baseline to hold on
     to, so it is let in; held to such a mix in full, it would be held back."""
     rng = np.random.default_rng(7)
-    recent = RecentWinners(2, GUARD)
+    recent = BurstDetector(2, GUARD)
     wins = np.array([95.0, 5.0])
     trust = cal.coverage(wins, cal.CalibrationConfig().coverage_slack)
     assert recent.keep(winners(rng, [0.5, 0.5], 500), wins, 100.0, 100.0, trust).mean() > 0.8
-    assert RecentWinners(2, GUARD).keep(winners(rng, [0.5, 0.5], 500), wins, 100.0, 100.0).mean() < 0.5
+    assert BurstDetector(2, GUARD).keep(winners(rng, [0.5, 0.5], 500), wins, 100.0, 100.0).mean() < 0.5
