@@ -77,7 +77,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from service.core.calibration_bursts import BurstDetector, BurstGuard
+from service.core.calibration_bursts import BurstGuard
 from service.core.scoring import sigmoid, softmax
 
 # Redis hash field names: one prefix character, a separator that no prefix contains, then the label
@@ -109,7 +109,7 @@ class CalibrationConfig:
     # skew test: the capped estimate's weight grows from 0 to 1 as the skew left after it (``skew_left``)
     # goes from the first value to the second; the plain mean has the rest. None: the capped estimate alone
     skew_test: tuple[float, float] | None = (0.25, 0.45)
-    # traffic only: a source's texts weigh less once one label wins clearly more often in them than in the record
+    # traffic only: a source's texts weigh less while its recent winners depart from the record's (a flood)
     burst: BurstGuard = BurstGuard()
 
     def __post_init__(self) -> None:
@@ -341,16 +341,6 @@ def observe(
                        wins, d @ centred)  # fmt: skip
     after = capped_offsets(merge(reference, stats, config.half_life), config)
     return replace(stats, settled=np.bincount(np.argmax(x - after, axis=1), weights=d, minlength=k))
-
-
-def burst_weights(
-    detector: BurstDetector, reference: LabelStats, evidence: np.ndarray, config: CalibrationConfig
-) -> np.ndarray:
-    """Per text of one source's run (``evidence`` [texts, labels], in order), the share of its weight it keeps
-    (``observe``'s ``keep``): the burst test against ``reference``'s winners, trusted as far as they cover the
-    labels (``coverage``: a record that began with one class's texts is no baseline to hold on to)."""
-    trust = coverage(reference.wins, config.coverage_slack)
-    return detector.keep(np.argmax(evidence, axis=1), reference.wins, reference.total, reference.texts, trust)
 
 
 def _running_weights(
