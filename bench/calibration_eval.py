@@ -6,8 +6,10 @@
 Everything goes through a served default model (multilingual-e5-small), over HTTP, no in-process shortcut.
 The data and the splits are the study's (``bench/calibration_sets.py``): THUCNews (2,000 headlines
 stratified, bare class names and the task template), CIC (all 2,000 utterances, 118 intents), the project's
-English rows (news and support, bare and with a template), and three two-label pairs of THUCNews classes with
-the template (``--sets thucnews-pairs``: two labels, as sentiment is, where one side can flood). Top-1
+English rows (news and support, bare and with a template), two English review-sentiment sets (``en-yelp``,
+``en-imdb``: 1,000 sentences each, ``negative`` or ``positive``, bare and ``This review is {}.``) and three
+two-label pairs of THUCNews classes with the template (``--sets thucnews-pairs``: two labels, as sentiment is,
+where one side can flood). Top-1
 accuracy, labels never sent to the service:
 
 - **half**: a random stratified half is sent with ``calibration: "traffic"`` (the estimation part); the other
@@ -49,7 +51,17 @@ import httpx
 import numpy as np
 
 from bench.ab import spent as cpu_spent
-from bench.calibration_sets import THUCNEWS_PAIRS, LabelledSet, frequent_classes, halves, load_sets, skewed, two_label
+from bench.calibration_sets import (
+    REVIEW_SOURCES,
+    REVIEW_TEMPLATE,
+    THUCNEWS_PAIRS,
+    LabelledSet,
+    frequent_classes,
+    halves,
+    load_sets,
+    skewed,
+    two_label,
+)
 from harness.cpus import format_cpus, parse_cpus
 from harness.launchers import bento_serve
 from harness.machine import machine_info
@@ -63,7 +75,8 @@ from loadtest.workload import SHARED
 from service.core.calibration import CalibrationConfig
 
 TEMPLATES = {"thucnews": "这是一条关于{}的新闻", "en-news": "This is a news article about {}.",
-             "en-support": "The customer writes about {}."}  # fmt: skip
+             "en-support": "The customer writes about {}.",
+             **{f"en-{source}": REVIEW_TEMPLATE for source in REVIEW_SOURCES}}  # fmt: skip
 # the service's calibration, then plain centring of the same unlabelled texts (computed here from the service's
 # uncalibrated answers): the bar the service's estimator is held to
 PROTOCOLS = ("half", "half plain", "skew", "skew plain", "job", "job plain", "job-skew", "job-skew plain")

@@ -1,8 +1,9 @@
 """The labelled sets and splits of label calibration, shared by the tool that measures it through the
 service (``bench.calibration_eval``) and the studies that chose it (``bench.studies.label_calibration``,
 ``bench.studies.calibration_estimators``, ``bench.studies.examples_rule``): THUCNews (headlines stratified by
-class; the rest as an unlabelled pool), CIC (118 intents), the project's English news and support rows, each
-with its bare class names and a second wording; stratified halves and skewed samples of them."""
+class; the rest as an unlabelled pool), CIC (118 intents), the project's English news and support rows, two
+English review-sentiment sets (Yelp and IMDb sentences, negative or positive), each with its bare class names and a
+second wording; stratified halves and skewed samples of them."""
 
 from __future__ import annotations
 
@@ -17,6 +18,12 @@ import numpy as np
 
 from bench.decision_sets import stratified
 from loadtest.workload import WORKLOAD
+
+# review sentiment, two labels (bench/data/reviews/README.md): 1,000 sentences each, half of them positive
+REVIEWS = Path(__file__).parent / "data" / "reviews"
+REVIEW_SOURCES = ("yelp", "imdb")
+SENTIMENTS = ["negative", "positive"]  # the files' label 0 and 1
+REVIEW_TEMPLATE = "This review is {}."
 
 
 @dataclass
@@ -63,6 +70,19 @@ def load_sets(datasets: Path, thucnews_per_class: int = 200, cic_limit: int = 0,
         out.append(LabelledSet(
             f"en-{domain}", "en", [r["text"] for r in rows_d], np.array([classes.index(r["label"]) for r in rows_d]),
             classes, {"bare": classes, "template": [template.format(c) for c in classes]},
+        ))  # fmt: skip
+    return out + review_sets()
+
+
+def review_sets() -> list[LabelledSet]:
+    """The review-sentiment sets (``REVIEWS``), each sentence as published (its trailing spaces dropped)."""
+    out = []
+    for source in REVIEW_SOURCES:
+        lines = (REVIEWS / f"{source}_labelled.txt").read_text(encoding="utf-8").splitlines()
+        rows = [line.rsplit("\t", 1) for line in lines]
+        out.append(LabelledSet(
+            f"en-{source}", "en", [t.strip() for t, _ in rows], np.array([int(c) for _, c in rows]), SENTIMENTS,
+            {"bare": SENTIMENTS, "template": [REVIEW_TEMPLATE.format(c) for c in SENTIMENTS]},
         ))  # fmt: skip
     return out
 

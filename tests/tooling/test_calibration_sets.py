@@ -1,5 +1,6 @@
 """The splits label calibration is measured on (bench/calibration_sets.py): a two-label task cut from a set keeps
-exactly its two classes' texts and wordings, and a skewed sample is skewed as it says."""
+exactly its two classes' texts and wordings, a skewed sample is skewed as it says, and the review-sentiment sets
+read as published."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import random
 
 import numpy as np
 
-from bench.calibration_sets import LabelledSet, skewed, two_label
+from bench.calibration_sets import SENTIMENTS, LabelledSet, review_sets, skewed, two_label
 
 
 def three_classes() -> LabelledSet:
@@ -31,3 +32,13 @@ def test_a_skewed_sample_has_its_frequent_class_ratio_times_each_other():
     counts = np.bincount(truth[rows], minlength=3)
     assert counts.tolist() == [4, 20, 4]
     assert set(rows[truth[rows] == 1]) == set(range(20, 40))  # every row of the frequent class, once
+
+
+def test_the_review_sets_read_as_published():
+    sets = review_sets()
+    assert [s.name for s in sets] == ["en-yelp", "en-imdb"]
+    for s in sets:
+        assert len(s.texts) == 1000 and np.bincount(s.truth).tolist() == [500, 500]
+        assert s.classes == SENTIMENTS == ["negative", "positive"]
+        assert all(t and t == t.strip() and "\t" not in t for t in s.texts)
+        assert s.wordings["template"] == ["This review is negative.", "This review is positive."]
