@@ -13,7 +13,8 @@ utterances, 118 intents), the English news and support rows. Top-1 accuracy on t
 - **skew x5 / x10**: a sample of that half where one class is 5 or 10 times as frequent as each other one;
 - **flood**: the balanced half from one source, then ten times as many texts of one class from another source
   (the estimator sees both; "per-source cap" gives no source more than half of the weight);
-- **job / job-skew x10**: the measured texts themselves (skewed for job-skew);
+- **job / job-skew x10**: the measured texts themselves (skewed for job-skew); there "service" is the jobs' path,
+  which on two labels follows the job's own mix (``core.calibration_mix``), beside the balanced correction alone;
 - **flood in order** (the service alone): the flood as traffic brings it, from one source, the balanced half
   first and then the ten times as many texts of one class, in batches of 16 through ``core.calibration``'s
   ``observe`` and ``merge`` with the service's own settings (decay, minimum) and its burst guard
@@ -47,6 +48,7 @@ from harness.report import table
 from loadtest.workload import SHARED
 from service.core import calibration as cal
 from service.core.calibration_bursts import BurstDetector, BurstGuard
+from service.core.calibration_mix import job_offsets, margin_counts
 
 # the label calibration study's embeddings (bench.studies.label_calibration)
 DEFAULT_CACHE = Path.home() / ".cache" / "zsc-label-calibration"
@@ -82,6 +84,18 @@ def service_fit(config: cal.CalibrationConfig) -> Estimator:
     def fit(e: np.ndarray, src: np.ndarray) -> np.ndarray:
         found = cal.offsets(cal.fit(e, [str(i) for i in range(e.shape[1])], config), config)
         return np.zeros(e.shape[1]) if found is None else found
+
+    return fit
+
+
+def service_job_fit(config: cal.CalibrationConfig) -> Estimator:
+    """A job's own calibration as the service's jobs make it (``service.jobs.calibration``): the balanced
+    correction, on two labels moved towards the job's own mix where it is skewed (``core.calibration_mix``)."""
+    balanced = service_fit(config)
+
+    def fit(e: np.ndarray, src: np.ndarray) -> np.ndarray:
+        counts = margin_counts(e) if e.shape[1] == 2 else {}
+        return job_offsets(balanced(e, src), counts, config.job_mix)
 
     return fit
 
@@ -153,6 +167,13 @@ CANDIDATES: dict[str, Estimator] = {
     "before: balanced-share cap (1/K)": balanced_share_cap(FIT),
     "service": service_fit(FIT),
 }
+# on the job protocols (the measured texts are the sample) "service" is the jobs' path; beside it, the balanced
+# correction alone, what jobs answered until 2026-12-04
+JOBS = ("job", "job-skew x10")
+JOB_CANDIDATES: dict[str, Estimator] = {
+    "service": service_job_fit(FIT),
+    "service, jobs without their own mix": service_fit(replace(FIT, job_mix=None)),
+}
 
 
 TRAFFIC = cal.CalibrationConfig()  # the service's settings: half-life, minimum texts
@@ -188,7 +209,7 @@ def accuracy(e: np.ndarray, y: np.ndarray, shift: np.ndarray | None = None) -> f
 def study(case: Case, seeds: int) -> dict[str, dict[str, float]]:
     """Per candidate and protocol: mean accuracy, and the worst gain against uncalibrated."""
     e, y = case.evidence, case.data.truth
-    names = ["uncalibrated", *CANDIDATES, *(n for n in IN_ORDER_GUARDS if n not in CANDIDATES)]
+    names = ["uncalibrated", *CANDIDATES, *(n for n in [*IN_ORDER_GUARDS, *JOB_CANDIDATES] if n not in CANDIDATES)]
     acc: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in names}
     gain: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in names[1:]}
     left: dict[str, list[float]] = defaultdict(list)
@@ -197,7 +218,8 @@ def study(case: Case, seeds: int) -> dict[str, dict[str, float]]:
         base = accuracy(e[measured], y[measured])
         acc["uncalibrated"][protocol].append(base)
         left[protocol].append(skew_left_after_cap(e[sample]))
-        for name, fn in CANDIDATES.items():
+        candidates = {**CANDIDATES, **JOB_CANDIDATES} if protocol in JOBS else CANDIDATES
+        for name, fn in candidates.items():
             a = accuracy(e[measured], y[measured], fn(e[sample], src))
             acc[name][protocol].append(a)
             gain[name][protocol].append(a - base)

@@ -61,6 +61,10 @@ plain centring on the English support set's 16-text halves, and the bar is plain
 seen, not their decayed sum: the decayed sum only grows with them, and a user reading "texts: 50" in an
 answer should find it corrected at the number the setting names.
 
+**A job's own mix**: a job's answers are for its own texts, so on two labels a job clearly made of one class
+follows that mix (``core.calibration_mix``, ``CalibrationConfig.job_mix``): the balanced offsets here are what
+traffic and every other job get.
+
 **Thresholds keep their meaning**: offsets are centred to mean 0 over the set's labels, so the correction
 moves labels relative to each other and leaves the set's average evidence where the model put it: a
 multi-label threshold (sigmoid of the evidence) is crossed by as many labels on average as before, and a
@@ -78,6 +82,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from service.core.calibration_bursts import BurstGuard
+from service.core.calibration_mix import DEFAULT_GATE
 from service.core.scoring import sigmoid, softmax
 
 # Redis hash field names: one prefix character, a separator that no prefix contains, then the label
@@ -111,6 +116,9 @@ class CalibrationConfig:
     skew_test: tuple[float, float] | None = (0.25, 0.45)
     # traffic only: a source's texts weigh less while its recent winners depart from the record's (a flood)
     burst: BurstGuard = BurstGuard()
+    # jobs of two labels only: how far from even the job's own mix must be before its answers follow it
+    # (``core.calibration_mix``); None: the balanced correction alone
+    job_mix: tuple[float, float] | None = DEFAULT_GATE
 
     def __post_init__(self) -> None:
         if not self.half_life > 0:
@@ -121,6 +129,8 @@ class CalibrationConfig:
             raise ValueError("cap must be positive (math.inf: no skew guard)")
         if self.skew_test is not None and not 0 <= self.skew_test[0] < self.skew_test[1]:
             raise ValueError("skew_test must be (start, end) with 0 <= start < end")
+        if self.job_mix is not None and not 0 <= self.job_mix[0] < self.job_mix[1] <= 0.5:
+            raise ValueError("job_mix must be (start, end) with 0 <= start < end <= 0.5")
 
 
 @dataclass(frozen=True)

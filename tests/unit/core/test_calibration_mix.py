@@ -1,0 +1,106 @@
+"""A two-label job's own mix: fitted from its margins, followed only where skewed, never for other label counts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from service.core.calibration_mix import (
+    MARGIN_BIN,
+    MARGIN_LIMIT,
+    TwoClassMix,
+    fit_mix,
+    job_offsets,
+    margin_counts,
+    mix_weight,
+)
+
+
+def two_classes(rng: np.random.Generator, second: int, first: int, bias: float = 0.0) -> np.ndarray:
+    """[texts, 2] evidence: margins N(+3, 1.5²) for the second label's texts, N(-3, 1.5²) for the first's, plus
+    ``bias`` (the model favouring the second label), split around a per-text level the margin ignores."""
+    margin = np.concatenate([rng.normal(3.0, 1.5, second), rng.normal(-3.0, 1.5, first)]) + bias
+    level = rng.normal(10.0, 2.0, len(margin))
+    return np.stack([level - margin / 2, level + margin / 2], axis=1)
+
+
+def test_margins_are_counted_per_bin_and_the_far_ones_in_the_last():
+    x = np.array([[0.0, 0.05], [0.0, 0.15], [0.17, 0.0], [0.0, 1e6], [1e6, 0.0]])
+    counts = margin_counts(x)
+    edge = int(MARGIN_LIMIT / MARGIN_BIN)
+    assert counts == {0: 1.0, 1: 1.0, -2: 1.0, edge - 1: 1.0, -edge: 1.0}
+    with pytest.raises(ValueError, match=r"\[texts, 2\]"):
+        margin_counts(np.zeros((3, 3)))
+
+
+@pytest.mark.parametrize("second, first", [(1800, 200), (1000, 1000), (300, 1700)])
+def test_the_mixture_recovers_the_jobs_mix_and_the_classes_margins(second, first):
+    mix = fit_mix(margin_counts(two_classes(np.random.default_rng(5), second, first, bias=1.0)))
+    assert mix is not None
+    assert mix.share == pytest.approx(second / (second + first), abs=0.03)
+    assert mix.low == pytest.approx(-2.0, abs=0.25) and mix.high == pytest.approx(4.0, abs=0.25)
+    assert math.sqrt(mix.variance) == pytest.approx(1.5, abs=0.15)
+
+
+def test_the_threshold_moves_from_the_midpoint_towards_the_rarer_class():
+    even = TwoClassMix(low=-2.0, high=4.0, variance=2.25, share=0.5)
+    assert even.threshold() == pytest.approx(1.0)
+    common_second = TwoClassMix(low=-2.0, high=4.0, variance=2.25, share=0.9)
+    assert common_second.threshold() == pytest.approx(1.0 + 2.25 / 6.0 * math.log(1 / 9))
+    assert common_second.threshold() < 1.0  # fewer of the first label's texts: fewer answered as it
+
+
+def test_nothing_to_fit_where_every_raw_answer_is_one_labels():
+    assert fit_mix({}) is None
+    assert fit_mix({5: 10.0, 20: 3.0}) is None
+    assert mix_weight(None) == 0.0
+
+
+def test_a_mix_near_even_keeps_the_balanced_correction():
+    balanced = np.array([-0.4, 0.4])
+    counts = margin_counts(two_classes(np.random.default_rng(6), 560, 440, bias=1.0))
+    assert mix_weight(fit_mix(counts)) == 0.0
+    assert job_offsets(balanced, counts).tolist() == balanced.tolist()
+
+
+def test_a_skewed_job_is_answered_for_its_own_mix():
+    rng = np.random.default_rng(7)
+    x = two_classes(rng, 900, 100, bias=-1.0)  # the model favours the rarer label
+    truth = np.array([1] * 900 + [0] * 100)
+    balanced = np.array([0.5, -0.5])  # the bias, as a balanced sample shows it
+    counts = margin_counts(x)
+    mix = fit_mix(counts)
+    assert mix_weight(mix) == 1.0
+    shifted = job_offsets(balanced, counts)
+    assert shifted.sum() == pytest.approx(0.0)  # centred, as every offset
+    assert shifted[1] - shifted[0] == pytest.approx(mix.threshold())
+
+    def right(offsets: np.ndarray) -> float:
+        return float(np.mean((x - offsets).argmax(axis=1) == truth))
+
+    best = TwoClassMix(low=-4.0, high=2.0, variance=2.25, share=0.9).threshold()  # the true mixture's
+    assert mix.threshold() == pytest.approx(best, abs=0.3)
+    assert right(shifted) > right(np.zeros(2))  # the bias pushed the common class down
+    assert right(shifted) > right(balanced)  # the balanced correction is not enough for this mix
+
+
+def test_only_two_label_calibrated_jobs_follow_their_mix():
+    counts = margin_counts(two_classes(np.random.default_rng(8), 950, 50))
+    assert job_offsets(None, counts) is None  # uncalibrated (too few texts) stays so
+    three = np.array([0.1, -0.3, 0.2])
+    assert job_offsets(three, counts) is three
+    assert job_offsets(np.array([-0.5, 0.5]), counts, None).tolist() == [-0.5, 0.5]  # the setting off
+
+
+def test_classes_whose_margins_are_one_hump_keep_the_balanced_correction():
+    rng = np.random.default_rng(9)
+    margin = np.concatenate([rng.normal(0.8, 1.5, 900), rng.normal(-0.8, 1.5, 100)])  # ~1 deviation apart
+    x = np.stack([-margin / 2, margin / 2], axis=1)
+    mix = fit_mix(margin_counts(x))
+    assert mix is None or mix_weight(mix) == 0.0
+    assert job_offsets(np.array([0.2, -0.2]), margin_counts(x)).tolist() == [0.2, -0.2]
+    apart = TwoClassMix(low=-3.0, high=3.0, variance=2.25, share=0.9)  # 4 deviations apart, 90/10
+    assert mix_weight(apart) == 1.0
+    assert mix_weight(TwoClassMix(low=-1.0, high=1.0, variance=1.0, share=0.9)) == 0.5  # 2 apart: half
