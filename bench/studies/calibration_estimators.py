@@ -14,7 +14,7 @@ utterances, 118 intents), the English news and support rows. Top-1 accuracy on t
 - **flood**: the balanced half from one source, then ten times as many texts of one class from another source
   (the estimator sees both; "per-source cap" gives no source more than half of the weight);
 - **job / job-skew x10**: the measured texts themselves (skewed for job-skew); there "service" is the jobs' path,
-  which on two labels follows the job's own mix (``core.calibration_mix``), beside the balanced correction alone;
+  which on two labels follows the job's own mix (``core.calibration_mix``);
 - **flood in order** (the service alone): the flood as traffic brings it, from one source, the balanced half
   first and then the ten times as many texts of one class, in batches of 16 through ``core.calibration``'s
   ``observe`` and ``merge`` with the service's own settings (decay, minimum) and its burst guard
@@ -94,8 +94,8 @@ def service_job_fit(config: cal.CalibrationConfig) -> Estimator:
     balanced = service_fit(config)
 
     def fit(e: np.ndarray, src: np.ndarray) -> np.ndarray:
-        counts = margin_counts(e) if e.shape[1] == 2 else {}
-        return job_offsets(balanced(e, src), counts, config.job_mix)
+        counts = margin_counts(e) if e.shape[1] == 2 else np.zeros(0)
+        return job_offsets(balanced(e, src), counts, config.mix)
 
     return fit
 
@@ -165,15 +165,13 @@ CANDIDATES: dict[str, Estimator] = {
     "per-source cap 0.5 + service": source_capped(service_fit(FIT)),
     "skew test 0.2-0.5": service_fit(replace(FIT, skew_test=(0.2, 0.5))),
     "before: balanced-share cap (1/K)": balanced_share_cap(FIT),
+    "service without the margins' mixture": service_fit(replace(FIT, mix=None)),  # until 2026-12-04
     "service": service_fit(FIT),
 }
-# on the job protocols (the measured texts are the sample) "service" is the jobs' path; beside it, the balanced
-# correction alone, what jobs answered until 2026-12-04
+# on the job protocols (the measured texts are the sample) "service" is the jobs' path: a two-label job follows
+# its own mix (core.calibration_mix)
 JOBS = ("job", "job-skew x10")
-JOB_CANDIDATES: dict[str, Estimator] = {
-    "service": service_job_fit(FIT),
-    "service, jobs without their own mix": service_fit(replace(FIT, job_mix=None)),
-}
+JOB_CANDIDATES: dict[str, Estimator] = {"service": service_job_fit(FIT)}
 
 
 TRAFFIC = cal.CalibrationConfig()  # the service's settings: half-life, minimum texts

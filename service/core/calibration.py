@@ -61,9 +61,10 @@ plain centring on the English support set's 16-text halves, and the bar is plain
 seen, not their decayed sum: the decayed sum only grows with them, and a user reading "texts: 50" in an
 answer should find it corrected at the number the setting names.
 
-**A job's own mix**: a job's answers are for its own texts, so on two labels a job clearly made of one class
-follows that mix (``core.calibration_mix``, ``CalibrationConfig.job_mix``): the balanced offsets here are what
-traffic and every other job get.
+**Two labels** (``core.calibration_mix``, ``CalibrationConfig.mix``): the record also keeps its texts' margins
+per bin (``margins``), and where a mixture of two normal distributions fitted on them finds the sample clearly
+skewed, the offsets separate the classes at the midpoint of their typical margins (a job's, at the threshold its
+own mix gives: its answers are for its own texts).
 
 **Thresholds keep their meaning**: offsets are centred to mean 0 over the set's labels, so the correction
 moves labels relative to each other and leaves the set's average evidence where the model put it: a
@@ -82,12 +83,14 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from service.core.calibration_bursts import BurstGuard
-from service.core.calibration_mix import DEFAULT_GATE
+from service.core.calibration_mix import DEFAULT_GATE, MARGIN_BINS, margin_counts, traffic_offsets
 from service.core.scoring import sigmoid, softmax
 
 # Redis hash field names: one prefix character, a separator that no prefix contains, then the label
 _SEP = "|"
 _PER_LABEL = {"s": "sums", "q": "squares", "w": "wins", "p": "plain", "c": "settled"}
+_MARGIN = "m"  # m|<bin>: a two-label record's texts per margin bin (core.calibration_mix), the bins it has
+_ARRAYS = (*_PER_LABEL.values(), "margins")  # every array a LabelStats sums
 # 2**exponent stays far below the float maximum (2**1024) for every field a text can add
 REBASE_AFTER_HALF_LIVES = 400.0
 
@@ -116,9 +119,10 @@ class CalibrationConfig:
     skew_test: tuple[float, float] | None = (0.25, 0.45)
     # traffic only: a source's texts weigh less while its recent winners depart from the record's (a flood)
     burst: BurstGuard = BurstGuard()
-    # jobs of two labels only: how far from even the job's own mix must be before its answers follow it
-    # (``core.calibration_mix``); None: the balanced correction alone
-    job_mix: tuple[float, float] | None = DEFAULT_GATE
+    # two labels only: how far from even a sample's mix, fitted on its margins, must be before the mixture moves
+    # the correction (``core.calibration_mix``: traffic and frozen fits to the classes' midpoint, a job to its
+    # own mix); None: the correction above alone
+    mix: tuple[float, float] | None = DEFAULT_GATE
 
     def __post_init__(self) -> None:
         if not self.half_life > 0:
@@ -129,8 +133,8 @@ class CalibrationConfig:
             raise ValueError("cap must be positive (math.inf: no skew guard)")
         if self.skew_test is not None and not 0 <= self.skew_test[0] < self.skew_test[1]:
             raise ValueError("skew_test must be (start, end) with 0 <= start < end")
-        if self.job_mix is not None and not 0 <= self.job_mix[0] < self.job_mix[1] <= 0.5:
-            raise ValueError("job_mix must be (start, end) with 0 <= start < end <= 0.5")
+        if self.mix is not None and not 0 <= self.mix[0] < self.mix[1] <= 0.5:
+            raise ValueError("mix must be (start, end) with 0 <= start < end <= 0.5")
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,8 @@ class LabelStats:
     wins: np.ndarray = field(default=None)  # type: ignore[assignment]
     plain: np.ndarray = field(default=None)  # type: ignore[assignment]  # Σ d·x, every text weighing 1
     settled: np.ndarray = field(default=None)  # type: ignore[assignment]  # Σ d·[wins after the capped correction]
+    # two labels: Σ d per margin bin (core.calibration_mix.margin_counts); other label counts: empty
+    margins: np.ndarray = field(default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         k = len(self.labels)
@@ -158,6 +164,12 @@ class LabelStats:
                 raise ValueError(f"{name} must have one value per label ({k}), got shape {value.shape}")
             value.setflags(write=False)
             object.__setattr__(self, name, value)
+        bins = (MARGIN_BINS if k == 2 else 0,)
+        margins = np.zeros(bins) if self.margins is None else np.asarray(self.margins, dtype=np.float64).copy()
+        if margins.shape != bins:
+            raise ValueError(f"margins must have {bins[0]} bins with {k} labels, got shape {margins.shape}")
+        margins.setflags(write=False)
+        object.__setattr__(self, "margins", margins)
 
     @classmethod
     def empty(cls, labels: Sequence[str]) -> LabelStats:
@@ -165,7 +177,7 @@ class LabelStats:
 
     def scaled(self, factor: float, texts: float | None = None) -> LabelStats:
         """Every decayed sum multiplied by ``factor`` (``texts`` kept, or replaced)."""
-        per = {name: getattr(self, name) * factor for name in _PER_LABEL.values()}
+        per = {name: getattr(self, name) * factor for name in _ARRAYS}
         texts = self.texts if texts is None else texts
         return LabelStats._of(self.labels, texts, self.total * factor, self.weight * factor, per)
 
@@ -173,7 +185,7 @@ class LabelStats:
         """Every sum added, ``texts`` too (the statistics of both sets of texts, each as it is)."""
         if self.labels != other.labels:
             raise ValueError("statistics of different label sets (or label orders) do not add")
-        per = {name: getattr(self, name) + getattr(other, name) for name in _PER_LABEL.values()}
+        per = {name: getattr(self, name) + getattr(other, name) for name in _ARRAYS}
         return LabelStats._of(
             self.labels, self.texts + other.texts, self.total + other.total, self.weight + other.weight, per
         )
@@ -220,7 +232,8 @@ def _centred_rows(evidence: np.ndarray) -> np.ndarray:
 
 def offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray | None:
     """Per-label offsets to subtract from the evidence (centred: mean 0 over the labels), or None while
-    fewer than ``config.min_texts`` texts are in (the answer is then uncalibrated)."""
+    fewer than ``config.min_texts`` texts are in (the answer is then uncalibrated): for texts of a mix not known
+    yet (traffic, a frozen fit; a job moves them to its own mix: ``core.calibration_mix.job_offsets``)."""
     if len(stats.labels) < 2 or stats.texts < config.min_texts or stats.total <= 0 or stats.weight <= 0:
         return None
     out = capped_offsets(stats, config)
@@ -228,7 +241,7 @@ def offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray | None:
     if share < 1.0:
         plain = stats.plain / stats.total
         out = share * out + (1.0 - share) * (plain - plain.mean()) * coverage(stats.wins, config.coverage_slack)
-    return out
+    return traffic_offsets(out, stats.margins, config.mix)  # two labels: towards the classes' midpoint if skewed
 
 
 def capped_offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray:
@@ -348,9 +361,14 @@ def observe(
     dw = d * w
     wins = np.bincount(winners, weights=d, minlength=k)
     stats = LabelStats(reference.labels, float(n), float(d.sum()), float(dw.sum()), dw @ centred, dw @ centred**2,
-                       wins, d @ centred)  # fmt: skip
+                       wins, d @ centred, margins=_margins(x, d))  # fmt: skip
     after = capped_offsets(merge(reference, stats, config.half_life), config)
     return replace(stats, settled=np.bincount(np.argmax(x - after, axis=1), weights=d, minlength=k))
+
+
+def _margins(evidence: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray | None:
+    """Two labels: the texts' (or ``weights``') sums per margin bin; None (empty) for any other label count."""
+    return margin_counts(evidence, weights) if evidence.shape[1] == 2 else None
 
 
 def _running_weights(
@@ -395,7 +413,7 @@ def fit_after(reference: LabelStats, evidence: np.ndarray, config: CalibrationCo
     wins = np.bincount(winners, minlength=k).astype(np.float64)
     w = _text_weights(winners, reference.wins + wins, reference.total + n, config)
     stats = LabelStats(reference.labels, float(n), float(n), float(w.sum()), w @ centred, w @ centred**2, wins,
-                       centred.sum(axis=0))  # fmt: skip
+                       centred.sum(axis=0), margins=_margins(x))  # fmt: skip
     after = capped_offsets(reference.plus(stats), config)
     return replace(stats, settled=np.bincount(np.argmax(x - after, axis=1), minlength=k).astype(np.float64))
 
@@ -455,12 +473,15 @@ def multi_label_scores(evidence: np.ndarray, shift: np.ndarray | None) -> np.nda
 
 # -- serialisation -----------------------------------------------------------------------------------
 def to_fields(stats: LabelStats, factor: float = 1.0) -> dict[str, float]:
-    """Flat ``{field: value}`` for a Redis hash: ``texts``, ``total``, ``weight`` and per label ``s|label``,
-    ``q|label``, ``w|label``; decayed sums multiplied by ``factor`` (``texts`` never)."""
+    """Flat ``{field: value}`` for a Redis hash: ``texts``, ``total``, ``weight``, per label ``s|label``,
+    ``q|label``, ``w|label``, ``p|label``, ``c|label`` and per margin bin with texts ``m|bin``; decayed sums
+    multiplied by ``factor`` (``texts`` never)."""
     out = {"texts": float(stats.texts), "total": stats.total * factor, "weight": stats.weight * factor}
     for prefix, name in _PER_LABEL.items():
         for label, value in zip(stats.labels, getattr(stats, name)):
             out[f"{prefix}{_SEP}{label}"] = float(value) * factor
+    for b in np.flatnonzero(stats.margins):
+        out[f"{_MARGIN}{_SEP}{b}"] = float(stats.margins[b]) * factor
     return out
 
 
@@ -479,6 +500,13 @@ def from_fields(labels: Sequence[str], fields: Mapping, factor: float = 1.0) -> 
         return float(value.decode() if isinstance(value, bytes) else value)
 
     per = {name: np.array([get(f"{p}{_SEP}{label}") for label in labels]) * factor for p, name in _PER_LABEL.items()}
+    if len(labels) == 2:
+        margins = np.zeros(MARGIN_BINS)
+        for name in fields:
+            prefix, sep, b = name.partition(_SEP)
+            if prefix == _MARGIN and sep and b.isdigit() and int(b) < MARGIN_BINS:
+                margins[int(b)] = get(name) * factor
+        per["margins"] = margins
     return LabelStats(tuple(labels), get("texts"), get("total") * factor, get("weight") * factor, **per)
 
 

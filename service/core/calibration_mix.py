@@ -1,54 +1,60 @@
-"""A job's own mix of two classes: its answers fitted to the mix its texts are, once the labels' bias is removed.
+"""Two labels: the classes' margins as a mixture, for skewed samples (traffic: the classes' midpoint; a job: its mix).
 
-Traffic calibration corrects each label's bias for texts still to come, whose mix of classes nobody knows: its
-offsets aim at a balanced mix (``core.calibration``). A job is different: its texts are all there, and its
-answers are for those texts alone. On two labels a skewed job is where that matters: from unlabelled texts a
-class that is common and a label that is favoured look alike, and the balanced correction of a job made mostly of
-one class pushes that class down on the very texts it answers (THUCNews' 45 two-label tasks, jobs of one class ten
-times the other: -0.013 on average against no correction, 35 of 45 under it; docs/evaluation.md, "A job's own
-mix").
+On two labels a class that is common and a label that is favoured look alike in unlabelled texts, and the
+balanced correction of ``core.calibration`` (capped weights, the skew test, the coverage guard) leaves skewed
+samples a few thousandths under no correction on average on THUCNews' 90 two-label tasks; a job made mostly of one
+class lost more (-0.013 on jobs of one class ten times the other, 35 of 45 tasks under no correction), since its
+correction pushes that class down on the very texts it answers (docs/evaluation.md, "Two labels: the margins'
+mixture").
 
-Here the job's *margins* (the evidence of the second label less the first's, one per text, in logits) are fitted
-with a mixture of two normal distributions of one variance (EM: Dempster, Laird and Rubin; what Saerens, Latinne
-and Decaestecker (2002) do to a classifier's outputs for a new mix of classes, on the margin itself, so the
-model's scores need not be probabilities): the mixture's weight is the job's mix, its two means the classes'
-typical margins. Each text is then answered as the class more likely given that mix: the threshold on the margin
-is the midpoint of the means moved by ``variance / (high - low) * log((1 - mix) / mix)``, towards the rarer class.
-A job whose mix is near even keeps the balanced correction as it is: the mixture's share grows from 0 to 1 as the
-mix departs from one half by ``gate[0]`` to ``gate[1]`` (a balanced job's fitted mix wanders a little, and its
-midpoint is noisier than the plain mean the balanced correction is), and as the two means move from 1.5 to 2.5
-standard deviations apart (``SEPARATION``): closer, the margins are one hump and a mixture's weight is a guess
-(two confusable classes of THUCNews, 财经-股票, balanced jobs fitted as 80/20 and lost up to 0.13 before this).
+Both are served by the shape of the *margins* (the evidence of the second label less the first's, one per text, in
+logits), fitted with a mixture of two normal distributions of one variance (EM, started from the raw answers): its
+weight is the sample's mix, its two means the classes' typical margins, whatever the mix. Traffic and a frozen
+fit, whose coming texts' mix nobody knows, then separate the classes at the midpoint of the two means (what a
+balanced sample's correction aims at: ``traffic_offsets``). A job's answers are for its own texts, so each is
+answered as the class more likely given the job's mix: the midpoint moved by ``variance / (high - low) *
+log((1 - mix) / mix)`` towards the rarer class (``job_offsets``; Saerens, Latinne and Decaestecker (2002) adjust
+a classifier's outputs to a new mix the same way, here on the margin itself, so the scores need not be
+probabilities).
 
-The margins are kept as counts per bin of ``MARGIN_BIN`` logits (a sum per bin, so chunks scored on any replica
-add up in the job's hash like every other statistic); margins beyond ``MARGIN_LIMIT`` fall in the last bin. Pure
-numpy and stdlib; no I/O.
+A sample whose mix is near even keeps the balanced correction as it is (a plain mean, less noisy than a fitted
+midpoint): the mixture's share grows from 0 to 1 as the fitted mix departs from one half by ``gate[0]`` to
+``gate[1]``, and as the two means move from 2 to 3 standard deviations apart (``SEPARATION``): closer, the
+margins are one hump and a mixture's weight is a guess (THUCNews' confusable 财经-股票 had balanced jobs fitted as
+80/20, which lost up to 0.13 before this gate).
+
+The margins are kept as sums per bin of ``MARGIN_BIN`` logits (``LabelStats.margins``, decayed and weighed like
+every other sum, so replicas and a job's chunks add them up); margins beyond ``MARGIN_LIMIT`` fall in the last
+bin. Pure numpy and stdlib; no I/O.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-MARGIN_BIN = 0.1  # logits: a tenth of what moves a two-label softmax from 0.50 to 0.52
-MARGIN_LIMIT = 40.0  # logits either way: far beyond any answer's doubt
-# the balanced correction's share falls from 1 to 0 as the job's mix departs from one half by these
+MARGIN_BIN = 0.1  # logits: a two-label softmax moves from 0.50 to 0.52 over two bins
+MARGIN_LIMIT = 25.0  # logits either way: a softmax of 1 - 1e-11, far beyond any answer's doubt
+MARGIN_BINS = int(2 * MARGIN_LIMIT / MARGIN_BIN)  # bin i holds margins from (i - MARGIN_BINS / 2) * MARGIN_BIN
+# the balanced correction gives way to the mixture as a sample's fitted mix departs from one half by these
 DEFAULT_GATE = (0.2, 0.35)
-SEPARATION = (1.5, 2.5)  # ... and as the classes' mean margins move this many standard deviations apart
+SEPARATION = (2.0, 3.0)  # ... and as the classes' mean margins move this many standard deviations apart
 
 
-def margin_counts(evidence: np.ndarray) -> dict[int, float]:
-    """Texts per margin bin of two-label evidence ([texts, 2]): ``{bin: count}``, bin ``floor(margin / MARGIN_BIN)``."""
+def margin_bins(evidence: np.ndarray) -> np.ndarray:
+    """Each text's margin bin (0 .. MARGIN_BINS - 1) of two-label evidence ([texts, 2])."""
     x = np.asarray(evidence, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] != 2:
         raise ValueError(f"expected [texts, 2] evidence, got shape {x.shape}")
-    edge = int(MARGIN_LIMIT / MARGIN_BIN)
-    bins = np.clip(np.floor((x[:, 1] - x[:, 0]) / MARGIN_BIN), -edge, edge - 1).astype(np.int64)
-    found, counts = np.unique(bins, return_counts=True)
-    return {int(b): float(c) for b, c in zip(found, counts)}
+    half = MARGIN_BINS // 2
+    return (np.clip(np.floor((x[:, 1] - x[:, 0]) / MARGIN_BIN), -half, half - 1) + half).astype(np.int64)
+
+
+def margin_counts(evidence: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """Texts (or ``weights``) per margin bin: the [MARGIN_BINS] sums ``LabelStats.margins`` keeps."""
+    return np.bincount(margin_bins(evidence), weights=weights, minlength=MARGIN_BINS).astype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -66,13 +72,16 @@ class TwoClassMix:
         return (self.low + self.high) / 2 + self.variance / (self.high - self.low) * odds
 
 
-def fit_mix(counts: Mapping[int, float], iterations: int = 200, tolerance: float = 1e-7) -> TwoClassMix | None:
-    """EM over the binned margins (each bin's texts at its centre), started from the raw answers (margin above
-    0: the second label); None where the raw answers are all one label's or the two components merge."""
-    if not counts:
+def fit_mix(counts: np.ndarray, iterations: int = 200, tolerance: float = 1e-7) -> TwoClassMix | None:
+    """EM over the binned margins (``margin_counts``: each bin's texts at its centre), started from the raw
+    answers (margin above 0: the second label); None where the raw answers are all one label's or the two
+    components merge."""
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.shape != (MARGIN_BINS,):
         return None
-    x = (np.fromiter(counts.keys(), dtype=np.float64) + 0.5) * MARGIN_BIN
-    w = np.fromiter(counts.values(), dtype=np.float64)
+    used = np.flatnonzero(counts > 0)
+    x = (used - MARGIN_BINS // 2 + 0.5) * MARGIN_BIN
+    w = counts[used]
     total = float(w.sum())
     high = x > 0
     if total <= 0 or not w[high].sum() > 0 or not w[~high].sum() > 0:
@@ -113,16 +122,32 @@ def mix_weight(mix: TwoClassMix | None, gate: tuple[float, float] = DEFAULT_GATE
     return _ramp(abs(mix.share - 0.5), *gate) * _ramp(apart, *SEPARATION)
 
 
-def job_offsets(
-    balanced: np.ndarray | None, counts: Mapping[int, float], gate: tuple[float, float] | None = DEFAULT_GATE
+def _towards(
+    balanced: np.ndarray | None, counts: np.ndarray, gate: tuple[float, float] | None, own_mix: bool
 ) -> np.ndarray | None:
-    """A two-label job's offsets: the balanced correction (``balanced``, record order; None: uncalibrated, which
-    stays so) moved towards the threshold the job's own mix gives (``counts``: its margins, ``margin_counts``)."""
-    if balanced is None or gate is None or len(balanced) != 2:
+    if balanced is None or gate is None or len(balanced) != 2 or not np.any(counts):
         return balanced
     mix = fit_mix(counts)
     weight = mix_weight(mix, gate)
     if mix is None or weight <= 0:
         return balanced
-    t = mix.threshold()  # the margin x1 - x0 is compared with t: offsets (-t/2, t/2), centred as every offset is
+    t = mix.threshold() if own_mix else (mix.low + mix.high) / 2
+    # the margin x1 - x0 is compared with t: offsets (-t/2, t/2), centred as every offset is
     return weight * np.array([-t / 2, t / 2]) + (1 - weight) * np.asarray(balanced, dtype=np.float64)
+
+
+def traffic_offsets(
+    balanced: np.ndarray | None, counts: np.ndarray, gate: tuple[float, float] | None = DEFAULT_GATE
+) -> np.ndarray | None:
+    """Two labels' offsets for texts of a mix nobody knows yet: the balanced correction (``balanced``, record
+    order; None: uncalibrated, which stays so) moved towards the midpoint of the classes' margins where the
+    sample (``counts``: its margins, ``margin_counts``) is clearly skewed."""
+    return _towards(balanced, counts, gate, own_mix=False)
+
+
+def job_offsets(
+    balanced: np.ndarray | None, counts: np.ndarray, gate: tuple[float, float] | None = DEFAULT_GATE
+) -> np.ndarray | None:
+    """A two-label job's offsets: ``balanced`` moved towards the threshold the job's own mix gives, where that
+    mix is clearly skewed."""
+    return _towards(balanced, counts, gate, own_mix=True)

@@ -3,11 +3,11 @@
 The estimate pass scores each chunk's items that ask for it raw (``pipeline.calibration.JobCalibration``
 collects their wording evidence per group: model revision, space and label wording) and turns each group's
 texts into additive sums (``core.calibration.fit_after``: the chunk as a whole, each text weighed with its
-top label's share of the wins of the chunks summed before it and this one): ``sample_sums``; a two-label
-group also counts its texts' margins per bin (``core.calibration_mix``). The store adds them up, once per chunk,
-in one hash; when every chunk is in, the answer pass reads it back (``fitted``): per group, the offsets (or None
-below ``ZSC_CALIBRATION_MIN_TEXTS`` texts), on two labels moved towards the job's own mix where it is skewed, and
-the texts behind them.
+top label's share of the wins of the chunks summed before it and this one; two labels also count their
+margins per bin): ``sample_sums``. The store adds them up, once per chunk, in one hash; when every chunk is in,
+the answer pass reads it back (``fitted``): per group, the offsets (or None below ``ZSC_CALIBRATION_MIN_TEXTS``
+texts), on two labels moved towards the job's own mix where it is skewed (``core.calibration_mix``), and the
+texts behind them.
 
 A job of one chunk is the fit over its whole sample; chunks run on any replica in any order, so in a longer
 job a text's weight depends a little on which chunks were summed before its own (the study measured such a
@@ -22,38 +22,23 @@ from collections.abc import Mapping
 import numpy as np
 
 from service.core.calibration import CalibrationConfig, LabelStats, fit_after, from_fields, offsets, to_fields
-from service.core.calibration_mix import job_offsets, margin_counts
+from service.core.calibration_mix import job_offsets
 from service.pipeline.calibration import JobCalibration
 
 SEP = "#"  # between a group and a field (groups hold ':', fields '|')
-MARGIN = "m|"  # a two-label group's texts per margin bin: m|<bin>
 
 
-def _fields_of(sums: Mapping[str, float]) -> dict[str, dict[str, float]]:
+def groups_of(sums: Mapping[str, float]) -> dict[str, LabelStats]:
+    """The job's summed sample, per group (a group's labels are its record positions "0".."K-1")."""
     fields: dict[str, dict[str, float]] = {}
     for name, value in sums.items():
         group, sep, field = name.rpartition(SEP)
         if sep:
             fields.setdefault(group, {})[field] = value
-    return fields
-
-
-def groups_of(sums: Mapping[str, float]) -> dict[str, LabelStats]:
-    """The job's summed sample, per group (a group's labels are its record positions "0".."K-1")."""
     out = {}
-    for group, own in _fields_of(sums).items():
+    for group, own in fields.items():
         k = sum(1 for f in own if f.startswith("s|"))
         out[group] = from_fields([str(j) for j in range(k)], own)
-    return out
-
-
-def margins_of(sums: Mapping[str, float]) -> dict[str, dict[int, float]]:
-    """Per two-label group, its texts per margin bin (``core.calibration_mix.margin_counts``, summed)."""
-    out: dict[str, dict[int, float]] = {}
-    for group, own in _fields_of(sums).items():
-        counts = {int(f[len(MARGIN) :]): float(v) for f, v in own.items() if f.startswith(MARGIN)}
-        if counts:
-            out[group] = counts
     return out
 
 
@@ -70,16 +55,13 @@ def sample_sums(
         reference = before.get(group) or LabelStats.empty(labels)
         delta = fit_after(reference, evidence, config)
         out.update({f"{group}{SEP}{k}": v for k, v in to_fields(delta).items()})
-        if evidence.shape[1] == 2:
-            out.update({f"{group}{SEP}{MARGIN}{b}": n for b, n in margin_counts(evidence).items()})
     return out
 
 
 def fitted(sums: Mapping[str, float], config: CalibrationConfig) -> JobCalibration:
     """The answer pass's calibration from the job's summed sample."""
-    margins = margins_of(sums)
     fit = {
-        g: (job_offsets(offsets(s, config), margins.get(g, {}), config.job_mix), int(round(s.texts)))
+        g: (job_offsets(offsets(s, config), s.margins, config.mix), int(round(s.texts)))
         for g, s in groups_of(sums).items()
     }
     return JobCalibration(fitted=fit)

@@ -195,7 +195,8 @@ def test_two_labels_one_common_are_rebalanced_in_full():
     labels = ("negative", "positive")
     rng = np.random.default_rng(16)
     skewed, _ = synthetic(rng, 2000, np.zeros(2), lift=3.0, frequent=1, ratio=10.0)
-    unguarded = replace(CAPPED, coverage_slack=math.inf)  # the estimate itself, before the coverage guard
+    # the estimate itself, before the coverage guard and the margins' mixture (core.calibration_mix)
+    unguarded = replace(CAPPED, coverage_slack=math.inf, mix=None)
     plain = cal.offsets(cal.fit(skewed, labels, replace(unguarded, cap=math.inf)), replace(unguarded, cap=math.inf))
     capped = cal.offsets(cal.fit(skewed, labels, unguarded), unguarded)
     assert plain[1] > 1.0

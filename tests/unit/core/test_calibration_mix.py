@@ -1,4 +1,5 @@
-"""A two-label job's own mix: fitted from its margins, followed only where skewed, never for other label counts."""
+"""Two labels' margins as a mixture: fitted from binned margins, followed only where the sample is skewed and the
+classes apart, towards the midpoint for traffic and the sample's own mix for a job; never for other label counts."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import pytest
 
 from service.core.calibration_mix import (
     MARGIN_BIN,
-    MARGIN_LIMIT,
+    MARGIN_BINS,
     TwoClassMix,
     fit_mix,
     job_offsets,
+    margin_bins,
     margin_counts,
     mix_weight,
+    traffic_offsets,
 )
 
 
@@ -26,17 +29,22 @@ def two_classes(rng: np.random.Generator, second: int, first: int, bias: float =
     return np.stack([level - margin / 2, level + margin / 2], axis=1)
 
 
+def right(x: np.ndarray, truth: np.ndarray, offsets: np.ndarray) -> float:
+    return float(np.mean((x - offsets).argmax(axis=1) == truth))
+
+
 def test_margins_are_counted_per_bin_and_the_far_ones_in_the_last():
     x = np.array([[0.0, 0.05], [0.0, 0.15], [0.17, 0.0], [0.0, 1e6], [1e6, 0.0]])
-    counts = margin_counts(x)
-    edge = int(MARGIN_LIMIT / MARGIN_BIN)
-    assert counts == {0: 1.0, 1: 1.0, -2: 1.0, edge - 1: 1.0, -edge: 1.0}
+    half = MARGIN_BINS // 2
+    assert margin_bins(x).tolist() == [half, half + 1, half - 2, MARGIN_BINS - 1, 0]
+    counts = margin_counts(x, np.array([1.0, 0.5, 1.0, 1.0, 2.0]))
+    assert counts.shape == (MARGIN_BINS,) and counts.sum() == 5.5 and counts[0] == 2.0 and counts[half + 1] == 0.5
     with pytest.raises(ValueError, match=r"\[texts, 2\]"):
-        margin_counts(np.zeros((3, 3)))
+        margin_bins(np.zeros((3, 3)))
 
 
 @pytest.mark.parametrize("second, first", [(1800, 200), (1000, 1000), (300, 1700)])
-def test_the_mixture_recovers_the_jobs_mix_and_the_classes_margins(second, first):
+def test_the_mixture_recovers_the_mix_and_the_classes_margins(second, first):
     mix = fit_mix(margin_counts(two_classes(np.random.default_rng(5), second, first, bias=1.0)))
     assert mix is not None
     assert mix.share == pytest.approx(second / (second + first), abs=0.03)
@@ -53,8 +61,10 @@ def test_the_threshold_moves_from_the_midpoint_towards_the_rarer_class():
 
 
 def test_nothing_to_fit_where_every_raw_answer_is_one_labels():
-    assert fit_mix({}) is None
-    assert fit_mix({5: 10.0, 20: 3.0}) is None
+    assert fit_mix(np.zeros(MARGIN_BINS)) is None
+    one_side = np.zeros(MARGIN_BINS)
+    one_side[MARGIN_BINS // 2 + 30] = 10.0
+    assert fit_mix(one_side) is None
     assert mix_weight(None) == 0.0
 
 
@@ -62,7 +72,21 @@ def test_a_mix_near_even_keeps_the_balanced_correction():
     balanced = np.array([-0.4, 0.4])
     counts = margin_counts(two_classes(np.random.default_rng(6), 560, 440, bias=1.0))
     assert mix_weight(fit_mix(counts)) == 0.0
-    assert job_offsets(balanced, counts).tolist() == balanced.tolist()
+    assert job_offsets(balanced, counts).tolist() == traffic_offsets(balanced, counts).tolist() == [-0.4, 0.4]
+
+
+def test_skewed_traffic_is_corrected_towards_the_classes_midpoint():
+    rng = np.random.default_rng(7)
+    x = two_classes(rng, 900, 100, bias=1.0)  # the model favours the common label by 1 logit
+    counts = margin_counts(x)
+    mix = fit_mix(counts)
+    capped = np.array([-0.9, 0.9])  # a balanced correction that took part of the class mix for bias
+    moved = traffic_offsets(capped, counts)
+    assert moved.sum() == pytest.approx(0.0)  # centred, as every offset
+    assert moved[1] - moved[0] == pytest.approx((mix.low + mix.high) / 2) == pytest.approx(1.0, abs=0.2)
+    later = two_classes(rng, 500, 500, bias=1.0)  # what comes next, balanced
+    truth = np.array([1] * 500 + [0] * 500)
+    assert right(later, truth, moved) > right(later, truth, capped)
 
 
 def test_a_skewed_job_is_answered_for_its_own_mix():
@@ -74,24 +98,12 @@ def test_a_skewed_job_is_answered_for_its_own_mix():
     mix = fit_mix(counts)
     assert mix_weight(mix) == 1.0
     shifted = job_offsets(balanced, counts)
-    assert shifted.sum() == pytest.approx(0.0)  # centred, as every offset
+    assert shifted.sum() == pytest.approx(0.0)
     assert shifted[1] - shifted[0] == pytest.approx(mix.threshold())
-
-    def right(offsets: np.ndarray) -> float:
-        return float(np.mean((x - offsets).argmax(axis=1) == truth))
-
     best = TwoClassMix(low=-4.0, high=2.0, variance=2.25, share=0.9).threshold()  # the true mixture's
     assert mix.threshold() == pytest.approx(best, abs=0.3)
-    assert right(shifted) > right(np.zeros(2))  # the bias pushed the common class down
-    assert right(shifted) > right(balanced)  # the balanced correction is not enough for this mix
-
-
-def test_only_two_label_calibrated_jobs_follow_their_mix():
-    counts = margin_counts(two_classes(np.random.default_rng(8), 950, 50))
-    assert job_offsets(None, counts) is None  # uncalibrated (too few texts) stays so
-    three = np.array([0.1, -0.3, 0.2])
-    assert job_offsets(three, counts) is three
-    assert job_offsets(np.array([-0.5, 0.5]), counts, None).tolist() == [-0.5, 0.5]  # the setting off
+    assert right(x, truth, shifted) > right(x, truth, np.zeros(2))  # the bias pushed the common class down
+    assert right(x, truth, shifted) > right(x, truth, balanced)  # the balanced correction is not enough for this mix
 
 
 def test_classes_whose_margins_are_one_hump_keep_the_balanced_correction():
@@ -103,4 +115,13 @@ def test_classes_whose_margins_are_one_hump_keep_the_balanced_correction():
     assert job_offsets(np.array([0.2, -0.2]), margin_counts(x)).tolist() == [0.2, -0.2]
     apart = TwoClassMix(low=-3.0, high=3.0, variance=2.25, share=0.9)  # 4 deviations apart, 90/10
     assert mix_weight(apart) == 1.0
-    assert mix_weight(TwoClassMix(low=-1.0, high=1.0, variance=1.0, share=0.9)) == 0.5  # 2 apart: half
+    assert mix_weight(TwoClassMix(low=-1.25, high=1.25, variance=1.0, share=0.9)) == 0.5  # 2.5 apart: half
+
+
+def test_only_two_label_calibrated_samples_follow_their_mix():
+    counts = margin_counts(two_classes(np.random.default_rng(8), 950, 50))
+    assert job_offsets(None, counts) is None  # uncalibrated (too few texts) stays so
+    three = np.array([0.1, -0.3, 0.2])
+    assert job_offsets(three, np.zeros(0)) is three and traffic_offsets(three, np.zeros(0)) is three
+    assert job_offsets(np.array([-0.5, 0.5]), counts, None).tolist() == [-0.5, 0.5]  # the setting off
+    assert MARGIN_BIN * MARGIN_BINS == pytest.approx(50.0)

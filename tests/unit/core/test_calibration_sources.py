@@ -27,7 +27,7 @@ def test_a_flood_from_another_source_moves_the_offsets_no_further_than_its_share
     rng = np.random.default_rng(1)
     own = rng.normal(0, 1, (300, 2)) + np.array([0.5, 0.0])  # a bias towards label 0
     flood = rng.normal(0, 1, (3000, 2)) + np.array([0.0, 3.0])  # texts of label 1 only
-    plain = cal.CalibrationConfig(half_life=math.inf, min_texts=0.0, cap=math.inf, coverage_slack=math.inf)
+    plain = cal.CalibrationConfig(half_life=math.inf, min_texts=0.0, cap=math.inf, coverage_slack=math.inf, mix=None)
     alone = cal.offsets(cal.fit(own, LABELS, plain), plain)
     sources = {"a": cal.fit(own, LABELS, plain), "b": cal.fit(flood, LABELS, plain)}
     capped = src.combined(sources, LABELS, 0.5)
@@ -49,9 +49,10 @@ def test_a_record_round_trips_through_its_hash_fields():
     back = src.read_record(LABELS, {k.encode(): str(v).encode() for k, v in fields.items()}, 2000.0)
     assert set(back) == {"a", "b"}
     assert back["a"].texts == 5 and np.allclose(back["a"].sums, delta["a"].sums)
+    assert back["a"].margins.sum() > 0 and np.allclose(back["a"].margins, delta["a"].margins)  # two labels' bins
     rebased = src.rebase_record(LABELS, fields, 2000.0)
     again = src.read_record(LABELS, rebased, 2000.0)
-    assert np.allclose(again["b"].sums, back["b"].sums)
+    assert np.allclose(again["b"].sums, back["b"].sums) and np.allclose(again["b"].margins, back["b"].margins)
 
 
 def test_one_label_winning_everything_is_not_trusted():

@@ -7,7 +7,7 @@ import numpy as np
 
 from service.core.calibration import CalibrationConfig, offsets
 from service.core.calibration_mix import fit_mix, job_offsets, margin_counts
-from service.jobs.calibration import fitted, groups_of, margins_of, sample_sums
+from service.jobs.calibration import fitted, groups_of, sample_sums
 from service.pipeline.calibration import JobCalibration
 
 CONFIG = CalibrationConfig(half_life=float("inf"))
@@ -36,10 +36,11 @@ def test_a_two_label_group_counts_its_margins_and_chunks_add_up():
     rng = np.random.default_rng(11)
     two, three = evidence(rng, 900, 100), evidence(rng, 500, 500, labels=3)
     summed = chunks_summed({"m:wording:two": two, "m:wording:three": three})
-    margins = margins_of(summed)
-    assert set(margins) == {"m:wording:two"}  # three labels: no mixture to fit
-    assert margins["m:wording:two"] == margin_counts(two)
-    assert groups_of(summed)["m:wording:two"].texts == 1000
+    groups = groups_of(summed)
+    assert np.allclose(groups["m:wording:two"].margins, margin_counts(two), rtol=0, atol=1e-9)
+    assert groups["m:wording:three"].margins.shape == (0,)  # three labels: no mixture to fit
+    assert not any(name.startswith("m:wording:three#m|") for name in summed)
+    assert groups["m:wording:two"].texts == 1000
 
 
 def test_the_answer_pass_follows_a_skewed_two_label_jobs_mix():
@@ -47,7 +48,7 @@ def test_the_answer_pass_follows_a_skewed_two_label_jobs_mix():
     two, three = evidence(rng, 900, 100), evidence(rng, 900, 100, labels=3)
     summed = chunks_summed({"m:wording:two": two, "m:wording:three": three})
     fit = fitted(summed, CONFIG).fitted
-    balanced = offsets(groups_of(summed)["m:wording:two"], CONFIG)
+    balanced = offsets(groups_of(summed)["m:wording:two"], CalibrationConfig(half_life=float("inf"), mix=None))
     shifted, texts = fit["m:wording:two"]
     assert texts == 1000
     assert fit_mix(margin_counts(two)).share > 0.85
@@ -56,5 +57,5 @@ def test_the_answer_pass_follows_a_skewed_two_label_jobs_mix():
     truth = np.array([1] * 900 + [0] * 100)
     assert np.mean((two - shifted).argmax(1) == truth) > np.mean((two - balanced).argmax(1) == truth)
     assert fit["m:wording:three"][0].tolist() == offsets(groups_of(summed)["m:wording:three"], CONFIG).tolist()
-    off = fitted(summed, CalibrationConfig(half_life=float("inf"), job_mix=None)).fitted
+    off = fitted(summed, CalibrationConfig(half_life=float("inf"), mix=None)).fitted
     assert off["m:wording:two"][0].tolist() == balanced.tolist()  # the setting off: the balanced correction
