@@ -190,11 +190,10 @@ def streamed(
     record so far (its texts weighed by the burst guard) and merged into it (the service's path, without
     Redis); zeros while uncalibrated."""
     stats = cal.LabelStats.empty([str(i) for i in range(e.shape[1])])
-    recent = BurstDetector(e.shape[1], guard)
+    detector = BurstDetector(e.shape[1], guard)
     for start in range(0, len(order), batch):
         x = e[order[start : start + batch]]
-        keep = recent.keep(np.argmax(x, axis=1), stats.wins, stats.total, stats.texts,
-                           cal.coverage(stats.wins, config.coverage_slack))  # fmt: skip
+        keep = cal.burst_weights(detector, stats, x, config)
         stats = cal.merge(stats, cal.observe(stats, x, config, keep), config.half_life)
     found = cal.offsets(stats, config)
     return np.zeros(e.shape[1]) if found is None else found

@@ -82,7 +82,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from service.core.calibration_bursts import BurstGuard
+from service.core.calibration_bursts import BurstDetector, BurstGuard
 from service.core.calibration_mix import DEFAULT_GATE, MARGIN_BINS, margin_counts, traffic_offsets
 from service.core.scoring import sigmoid, softmax
 
@@ -117,7 +117,7 @@ class CalibrationConfig:
     # skew test: the capped estimate's weight grows from 0 to 1 as the skew left after it (``skew_left``)
     # goes from the first value to the second; the plain mean has the rest. None: the capped estimate alone
     skew_test: tuple[float, float] | None = (0.25, 0.45)
-    # traffic only: a source's texts weigh less while its recent winners depart from the record's (a flood)
+    # traffic only: a source's texts weigh less once one label wins clearly more often in them than in the record
     burst: BurstGuard = BurstGuard()
     # two labels only: how far from even a sample's mix, fitted on its margins, must be before the mixture moves
     # the correction (``core.calibration_mix``: traffic and frozen fits to the classes' midpoint, a job to its
@@ -364,6 +364,16 @@ def observe(
                        wins, d @ centred, margins=_margins(x, d))  # fmt: skip
     after = capped_offsets(merge(reference, stats, config.half_life), config)
     return replace(stats, settled=np.bincount(np.argmax(x - after, axis=1), weights=d, minlength=k))
+
+
+def burst_weights(
+    detector: BurstDetector, reference: LabelStats, evidence: np.ndarray, config: CalibrationConfig
+) -> np.ndarray:
+    """Per text of one source's run (``evidence`` [texts, labels], in order), the share of its weight it keeps
+    (``observe``'s ``keep``): the burst test against ``reference``'s winners, trusted as far as they cover the
+    labels (``coverage``: a record that began with one class's texts is no baseline to hold on to)."""
+    trust = coverage(reference.wins, config.coverage_slack)
+    return detector.keep(np.argmax(evidence, axis=1), reference.wins, reference.total, reference.texts, trust)
 
 
 def _margins(evidence: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray | None:

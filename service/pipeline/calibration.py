@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from service.api.classify import NOT_CALIBRATED, CalibrationApplied
-from service.core.calibration import CalibrationConfig, Columns, LabelStats, coverage, observe, offsets
+from service.core.calibration import CalibrationConfig, Columns, LabelStats, burst_weights, observe, offsets
 from service.core.calibration_bursts import BurstDetector
 from service.core.calibration_sources import OTHERS, combined, largest_share, merged, read_record
 from service.core.task import NLI_PAIRWISE_SPACE, Task, wording_of
@@ -176,7 +176,7 @@ class TrafficRecord:
     max_share: float = 0.5
     max_sources: int = 16
     _unfolded: list[tuple[str, np.ndarray]] = field(default_factory=list)  # (source, raw evidence) in order
-    _recent: dict[str, BurstDetector] = field(default_factory=dict)  # per source: the burst guard's sums
+    _bursts: dict[str, BurstDetector] = field(default_factory=dict)  # per source: the burst guard's test
     _sources: Sources | None = None
     _view: LabelStats | None = None
     _offsets: tuple[np.ndarray | None, int] | None = None
@@ -203,7 +203,7 @@ class TrafficRecord:
             "texts": texts,
             "sources": len(sources),
             "largest_share": round(largest_share(sources), 3),
-            "held_back": sum(1 for r in self._recent.values() if r.last_keep < 0.5),
+            "held_back": sum(1 for d in self._bursts.values() if d.last_keep < 0.5),
         }
 
     def offsets(self) -> tuple[np.ndarray | None, int]:
@@ -229,17 +229,10 @@ class TrafficRecord:
                 source = OTHERS
             view = self._folded_view()
             evidence = np.stack([raw for _, raw in run])
-            recent = self._recent.get(source)
-            if recent is None:
-                recent = self._recent[source] = BurstDetector(len(self.labels), self.config.burst)
-            keep = recent.keep(
-                np.argmax(evidence, axis=1),
-                view.wins,
-                view.total,
-                view.texts,
-                coverage(view.wins, self.config.coverage_slack),
-            )
-            delta = observe(view, evidence, self.config, keep)
+            detector = self._bursts.get(source)
+            if detector is None:
+                detector = self._bursts[source] = BurstDetector(len(self.labels), self.config.burst)
+            delta = observe(view, evidence, self.config, burst_weights(detector, view, evidence, self.config))
             self.pending = merged(self.pending, {source: delta}, self.half_life)
             self._changed()
 

@@ -19,8 +19,8 @@ def winners(rng: np.random.Generator, shares: list[float], n: int) -> np.ndarray
 def test_a_stream_with_the_records_mix_keeps_its_whole_weight(shares):
     rng = np.random.default_rng(3)
     record = np.array(shares) * 2000
-    recent = BurstDetector(len(shares), GUARD)
-    keep = recent.keep(winners(rng, shares, 2000), record, 2000.0, 2000.0)
+    detector = BurstDetector(len(shares), GUARD)
+    keep = detector.keep(winners(rng, shares, 2000), record, 2000.0, 2000.0)
     assert keep.mean() > 0.97  # chance departures are forgiven; a many-label set's sparse shares too
 
 
@@ -28,17 +28,17 @@ def test_a_stream_with_the_records_mix_keeps_its_whole_weight(shares):
 def test_a_flood_of_one_label_is_held_back_within_a_few_dozen_texts(k):
     rng = np.random.default_rng(4)
     shares = [1 / k] * k
-    recent = BurstDetector(k, GUARD)
-    recent.keep(winners(rng, shares, 300), np.array(shares) * 300, 300.0, 300.0)  # the client's balanced stream
-    keep = recent.keep(np.zeros(1000, dtype=np.int64), np.array(shares) * 300, 300.0, 300.0)
+    detector = BurstDetector(k, GUARD)
+    detector.keep(winners(rng, shares, 300), np.array(shares) * 300, 300.0, 300.0)  # the client's balanced stream
+    keep = detector.keep(np.zeros(1000, dtype=np.int64), np.array(shares) * 300, 300.0, 300.0)
     assert keep[40:].max() == 0.0
     assert keep.sum() < 30
-    assert recent.last_keep == 0.0
+    assert detector.last_keep == 0.0
 
 
 def test_a_records_first_texts_are_its_baseline_and_weigh_in_full():
-    recent = BurstDetector(2, GUARD)
-    assert recent.keep(np.zeros(100, dtype=np.int64), np.zeros(2), 0.0, 0.0).tolist() == [1.0] * 100
+    detector = BurstDetector(2, GUARD)
+    assert detector.keep(np.zeros(100, dtype=np.int64), np.zeros(2), 0.0, 0.0).tolist() == [1.0] * 100
     off = BurstDetector(2, BurstGuard(lift=0.0))
     assert off.keep(np.zeros(5, dtype=np.int64), np.array([50.0, 50.0]), 100.0, 100.0).tolist() == [1.0] * 5
 
@@ -67,12 +67,11 @@ def test_a_same_source_flood_leaves_the_offsets_its_stream_gave():
 
     def stream(order: np.ndarray, guard: BurstGuard) -> np.ndarray:
         stats = cal.LabelStats.empty(("0", "1"))
-        recent = BurstDetector(2, guard)
+        detector = BurstDetector(2, guard)
         x = texts(order)
         for start in range(0, len(x), 16):
             batch = x[start : start + 16]
-            trust = cal.coverage(stats.wins, config.coverage_slack)
-            keep = recent.keep(batch.argmax(axis=1), stats.wins, stats.total, stats.texts, trust)
+            keep = cal.burst_weights(detector, stats, batch, config)
             stats = cal.merge(stats, cal.observe(stats, batch, config, keep), config.half_life)
         return cal.offsets(stats, config)
 
@@ -89,8 +88,8 @@ def test_a_mix_that_spreads_the_wins_is_let_in():
     calibration needs, and the record's mix (its coverage: the trust the caller passes) is no baseline to hold on
     to, so it is let in; held to such a mix in full, it would be held back."""
     rng = np.random.default_rng(7)
-    recent = BurstDetector(2, GUARD)
+    detector = BurstDetector(2, GUARD)
     wins = np.array([95.0, 5.0])
     trust = cal.coverage(wins, cal.CalibrationConfig().coverage_slack)
-    assert recent.keep(winners(rng, [0.5, 0.5], 500), wins, 100.0, 100.0, trust).mean() > 0.8
+    assert detector.keep(winners(rng, [0.5, 0.5], 500), wins, 100.0, 100.0, trust).mean() > 0.8
     assert BurstDetector(2, GUARD).keep(winners(rng, [0.5, 0.5], 500), wins, 100.0, 100.0).mean() < 0.5
