@@ -48,7 +48,6 @@ from harness.report import table
 from loadtest.workload import SHARED
 from service.core import calibration as cal
 from service.core.calibration_bursts import BurstDetector, BurstGuard
-from service.core.calibration_mix import job_offsets, margin_counts
 
 # the label calibration study's embeddings (bench.studies.label_calibration)
 DEFAULT_CACHE = Path.home() / ".cache" / "zsc-label-calibration"
@@ -91,11 +90,10 @@ def service_fit(config: cal.CalibrationConfig) -> Estimator:
 def service_job_fit(config: cal.CalibrationConfig) -> Estimator:
     """A job's own calibration as the service's jobs make it (``service.jobs.calibration``): the balanced
     correction, on two labels moved towards the job's own mix where it is skewed (``core.calibration_mix``)."""
-    balanced = service_fit(config)
 
     def fit(e: np.ndarray, src: np.ndarray) -> np.ndarray:
-        counts = margin_counts(e) if e.shape[1] == 2 else np.zeros(0)
-        return job_offsets(balanced(e, src), counts, config.mix)
+        found = cal.job_offsets(cal.fit(e, [str(i) for i in range(e.shape[1])], config), config)
+        return np.zeros(e.shape[1]) if found is None else found
 
     return fit
 

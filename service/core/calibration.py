@@ -84,6 +84,7 @@ import numpy as np
 
 from service.core.calibration_bursts import BurstDetector, BurstGuard
 from service.core.calibration_mix import DEFAULT_GATE, MARGIN_BINS, margin_counts, traffic_offsets
+from service.core.calibration_mix import job_offsets as own_mix_offsets
 from service.core.scoring import sigmoid, softmax
 
 # Redis hash field names: one prefix character, a separator that no prefix contains, then the label
@@ -233,7 +234,18 @@ def _centred_rows(evidence: np.ndarray) -> np.ndarray:
 def offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray | None:
     """Per-label offsets to subtract from the evidence (centred: mean 0 over the labels), or None while
     fewer than ``config.min_texts`` texts are in (the answer is then uncalibrated): for texts of a mix not known
-    yet (traffic, a frozen fit; a job moves them to its own mix: ``core.calibration_mix.job_offsets``)."""
+    yet (traffic, a frozen fit; a job's: ``job_offsets``)."""
+    return traffic_offsets(balanced_offsets(stats, config), stats.margins, config.mix)
+
+
+def job_offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray | None:
+    """A job's offsets over its own texts: ``offsets``, on two labels moved to the job's own mix where skewed."""
+    return own_mix_offsets(balanced_offsets(stats, config), stats.margins, config.mix)
+
+
+def balanced_offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray | None:
+    """The correction before the two-label mixture (``core.calibration_mix``) moves it: the capped estimate,
+    or the plain mean as far as the skew test picks it."""
     if len(stats.labels) < 2 or stats.texts < config.min_texts or stats.total <= 0 or stats.weight <= 0:
         return None
     out = capped_offsets(stats, config)
@@ -241,7 +253,7 @@ def offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray | None:
     if share < 1.0:
         plain = stats.plain / stats.total
         out = share * out + (1.0 - share) * (plain - plain.mean()) * coverage(stats.wins, config.coverage_slack)
-    return traffic_offsets(out, stats.margins, config.mix)  # two labels: towards the classes' midpoint if skewed
+    return out
 
 
 def capped_offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray:

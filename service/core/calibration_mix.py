@@ -122,18 +122,14 @@ def mix_weight(mix: TwoClassMix | None, gate: tuple[float, float] = DEFAULT_GATE
     return _ramp(abs(mix.share - 0.5), *gate) * _ramp(apart, *SEPARATION)
 
 
-def _towards(
-    balanced: np.ndarray | None, counts: np.ndarray, gate: tuple[float, float] | None, own_mix: bool
-) -> np.ndarray | None:
-    if balanced is None or gate is None or len(balanced) != 2 or not np.any(counts):
-        return balanced
-    mix = fit_mix(counts)
-    weight = mix_weight(mix, gate)
-    if mix is None or weight <= 0:
-        return balanced
-    t = mix.threshold() if own_mix else (mix.low + mix.high) / 2
-    # the margin x1 - x0 is compared with t: offsets (-t/2, t/2), centred as every offset is
-    return weight * np.array([-t / 2, t / 2]) + (1 - weight) * np.asarray(balanced, dtype=np.float64)
+def _fitted(counts: np.ndarray, gate: tuple[float, float] | None) -> tuple[TwoClassMix | None, float]:
+    mix = None if gate is None or not np.any(counts) else fit_mix(counts)
+    return mix, (0.0 if mix is None else mix_weight(mix, gate))
+
+
+def _moved(offsets: np.ndarray, threshold: float, weight: float) -> np.ndarray:
+    # the margin x1 - x0 is compared with the threshold: offsets (-t/2, t/2), centred as every offset is
+    return weight * np.array([-threshold / 2, threshold / 2]) + (1 - weight) * np.asarray(offsets, dtype=np.float64)
 
 
 def traffic_offsets(
@@ -142,12 +138,20 @@ def traffic_offsets(
     """Two labels' offsets for texts of a mix nobody knows yet: the balanced correction (``balanced``, record
     order; None: uncalibrated, which stays so) moved towards the midpoint of the classes' margins where the
     sample (``counts``: its margins, ``margin_counts``) is clearly skewed."""
-    return _towards(balanced, counts, gate, own_mix=False)
+    if balanced is None or len(balanced) != 2:
+        return balanced
+    mix, weight = _fitted(counts, gate)
+    return balanced if mix is None or weight <= 0 else _moved(balanced, (mix.low + mix.high) / 2, weight)
 
 
 def job_offsets(
     balanced: np.ndarray | None, counts: np.ndarray, gate: tuple[float, float] | None = DEFAULT_GATE
 ) -> np.ndarray | None:
-    """A two-label job's offsets: ``balanced`` moved towards the threshold the job's own mix gives, where that
-    mix is clearly skewed."""
-    return _towards(balanced, counts, gate, own_mix=True)
+    """A two-label job's offsets: ``balanced`` moved as ``traffic_offsets`` moves it, then towards the threshold
+    the job's own mix gives, where that mix is clearly skewed (one fit for both)."""
+    if balanced is None or len(balanced) != 2:
+        return balanced
+    mix, weight = _fitted(counts, gate)
+    if mix is None or weight <= 0:
+        return balanced
+    return _moved(_moved(balanced, (mix.low + mix.high) / 2, weight), mix.threshold(), weight)

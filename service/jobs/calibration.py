@@ -21,8 +21,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from service.core.calibration import CalibrationConfig, LabelStats, fit_after, from_fields, offsets, to_fields
-from service.core.calibration_mix import job_offsets
+from service.core.calibration import CalibrationConfig, LabelStats, fit_after, from_fields, job_offsets, to_fields
 from service.pipeline.calibration import JobCalibration
 
 SEP = "#"  # between a group and a field (groups hold ':', fields '|')
@@ -60,8 +59,5 @@ def sample_sums(
 
 def fitted(sums: Mapping[str, float], config: CalibrationConfig) -> JobCalibration:
     """The answer pass's calibration from the job's summed sample."""
-    fit = {
-        g: (job_offsets(offsets(s, config), s.margins, config.mix), int(round(s.texts)))
-        for g, s in groups_of(sums).items()
-    }
+    fit = {g: (job_offsets(s, config), int(round(s.texts))) for g, s in groups_of(sums).items()}
     return JobCalibration(fitted=fit)
