@@ -44,6 +44,13 @@ record also keeps the plain sums and who wins *after* the capped correction (``s
 are then balanced (``skew_left`` under ``skew_test[0]``) the excess wins were bias and the plain mean is used;
 where one class still wins more than its share (``skew_test[1]`` and over: a class 5 times as frequent as
 each other reads ~0.5), the capped estimate is; linear between (bench/studies/calibration_estimators.py).
+The winners are read after the capped correction *before* shrinkage: the test asks whether the model's bias,
+once corrected, explains the excess wins, and a small sample's shrunk correction leaves that bias in them (the
+English support set's 16-text halves then read as skewed one time in six, 0.006 under plain centring; 0.011 on
+its jobs). Under ``SKEW_TEST_TEXTS_PER_LABEL`` texts per label the test is not made and the capped estimate is
+used: with ten texts over six labels a noisy correction moving one text swings ``skew_left`` across the whole
+test, and the plain mean of a sample that small is the worst estimate if a class is common (docs/evaluation.md,
+"Small samples").
 
 **Coverage**: a sample where one label wins nearly every text says nothing about the other labels'
 background, and its offsets would only push that label down (one client's stream of one class, or a
@@ -92,6 +99,8 @@ _SEP = "|"
 _PER_LABEL = {"s": "sums", "q": "squares", "w": "wins", "p": "plain", "c": "settled"}
 _MARGIN = "m"  # m|<bin>: a two-label record's texts per margin bin (core.calibration_mix), the bins it has
 _ARRAYS = (*_PER_LABEL.values(), "margins")  # every array a LabelStats sums
+# the skew test needs this many texts per label: below it, chance moves ``skew_left`` across the whole test
+SKEW_TEST_TEXTS_PER_LABEL = 2.0
 # 2**exponent stays far below the float maximum (2**1024) for every field a text can add
 REBASE_AFTER_HALF_LIVES = 400.0
 
@@ -256,16 +265,17 @@ def balanced_offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray
     return out
 
 
-def capped_offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray:
+def capped_offsets(stats: LabelStats, config: CalibrationConfig, shrunk: bool = True) -> np.ndarray:
     """The capped estimate (weighted means, shrunk, times the coverage guard), whatever the texts seen;
-    zeros before any weight."""
+    zeros before any weight. ``shrunk=False``: not shrunk, whatever ``config.shrink`` says (the correction
+    the skew test reads its winners after: ``observe``)."""
     if len(stats.labels) < 2 or stats.weight <= 0:
         return np.zeros(len(stats.labels))
     mean = stats.sums / stats.weight
     # sampling variance of each label's mean, with the weight as the sample size: with weights <= 1 the
     # effective size (Σw)²/Σw² is at least Σw, so this over-states the noise, never under-states it
     var = np.maximum(stats.squares / stats.weight - mean**2, 0.0) / stats.weight
-    return _centred_offsets(mean, var, config.shrink) * coverage(stats.wins, config.coverage_slack)
+    return _centred_offsets(mean, var, config.shrink and shrunk) * coverage(stats.wins, config.coverage_slack)
 
 
 def skew_left(settled: np.ndarray, texts: float) -> float:
@@ -287,6 +297,8 @@ def capped_share(stats: LabelStats, config: CalibrationConfig) -> float:
     full), 1 where a class stays common after it (the plain mean would learn that class as bias)."""
     if config.skew_test is None or math.isinf(config.cap):
         return 1.0
+    if stats.total < SKEW_TEST_TEXTS_PER_LABEL * len(stats.labels):
+        return 1.0  # too few texts to tell a common class from a favoured label: the estimate safe for either
     start, end = config.skew_test
     # the decayed total as the sample size: at most the effective size, so chance is over-stated, not under
     left = skew_left(stats.settled, stats.total)
@@ -351,7 +363,7 @@ def observe(
     that fixed point drifts back towards the plain mean on synthetic skew and measured worse on a skewed
     job (docs/evaluation.md, "Calibration"). The raw winner also makes the weights
     independent of the offsets, so a replica's delta does not depend on how stale its view of them is.
-    Only ``settled`` reads them: who wins after the capped correction of ``reference`` and these texts
+    Only ``settled`` reads them: who wins after the (unshrunk) capped correction of ``reference`` and these texts
     together (a text then counts its own correction, as in ``fit``; a run of many texts read against the
     offsets before it would count raw winners for all of them). It decides how much of the plain mean to use,
     which a slightly stale view moves little.
@@ -374,7 +386,7 @@ def observe(
     wins = np.bincount(winners, weights=d, minlength=k)
     stats = LabelStats(reference.labels, float(n), float(d.sum()), float(dw.sum()), dw @ centred, dw @ centred**2,
                        wins, d @ centred, margins=_margins(x, d))  # fmt: skip
-    after = capped_offsets(merge(reference, stats, config.half_life), config)
+    after = capped_offsets(merge(reference, stats, config.half_life), config, shrunk=False)
     return replace(stats, settled=np.bincount(np.argmax(x - after, axis=1), weights=d, minlength=k))
 
 
@@ -436,7 +448,7 @@ def fit_after(reference: LabelStats, evidence: np.ndarray, config: CalibrationCo
     w = _text_weights(winners, reference.wins + wins, reference.total + n, config)
     stats = LabelStats(reference.labels, float(n), float(n), float(w.sum()), w @ centred, w @ centred**2, wins,
                        centred.sum(axis=0), margins=_margins(x))  # fmt: skip
-    after = capped_offsets(reference.plus(stats), config)
+    after = capped_offsets(reference.plus(stats), config, shrunk=False)
     return replace(stats, settled=np.bincount(np.argmax(x - after, axis=1), minlength=k).astype(np.float64))
 
 

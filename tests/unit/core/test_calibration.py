@@ -272,6 +272,35 @@ def test_the_skew_test_takes_the_plain_mean_where_the_corrected_winners_are_bala
     assert cal.capped_share(streamed, NO_DECAY) == 1.0
 
 
+def test_a_small_samples_skew_test_reads_the_winners_after_the_unshrunk_correction():
+    """16 texts, no class common, a model favouring the first label (it wins 10): shrinkage holds most of the
+    capped correction back on so few texts, and the winners after the shrunk correction still look skewed (the
+    capped estimate would be used in full); after the unshrunk one they are balanced: the plain mean is used."""
+    rng = np.random.default_rng(9)
+    x, _ = synthetic(rng, 16, np.array([1.5, 0.0, 0.0, 0.0, -0.5, -1.0]))
+    stats = cal.fit(x, LABELS, NO_DECAY)
+    assert stats.wins[0] == 10
+    unshrunk = cal.capped_offsets(stats, NO_DECAY, shrunk=False)
+    np.testing.assert_array_equal(stats.settled, np.bincount(np.argmax(x - unshrunk, axis=1), minlength=6))
+    assert cal.capped_share(stats, NO_DECAY) == 0.0
+    centred = x - x.mean(axis=1, keepdims=True)
+    plain = (centred.mean(axis=0) - centred.mean()) * cal.coverage(stats.wins, NO_DECAY.coverage_slack)
+    np.testing.assert_allclose(cal.offsets(stats, NO_DECAY), plain, atol=1e-9)  # times the coverage guard
+    shrunk = cal.capped_offsets(stats, NO_DECAY)
+    after_shrunk = replace(stats, settled=np.bincount(np.argmax(x - shrunk, axis=1), minlength=6).astype(float))
+    assert cal.capped_share(after_shrunk, NO_DECAY) == 1.0  # what reading them after the shrunk one decided
+
+
+def test_under_two_texts_per_label_the_capped_estimate_is_used_without_the_skew_test():
+    """Ten texts over six labels, winners balanced after the correction: too few to tell a common class from
+    a favoured label, so the capped estimate is used; from twelve texts the test is made."""
+    settled = np.array([2.0, 2.0, 2.0, 2.0, 1.0, 1.0])
+    stats = replace(cal.LabelStats.empty(LABELS), texts=10.0, total=10.0, weight=10.0, settled=settled)
+    assert cal.capped_share(stats, NO_DECAY) == 1.0
+    more = replace(stats, texts=12.0, total=12.0, weight=12.0, settled=settled + np.array([0, 0, 0, 0, 1, 1]))
+    assert cal.capped_share(more, NO_DECAY) == 0.0
+
+
 def test_skew_left_is_zero_for_balanced_winners_and_discounts_chance():
     assert cal.skew_left(np.array([25.0, 25.0, 25.0, 25.0]), 100) == 0.0
     # a 60/40 split of 10 texts is what chance gives: 2 * (0.01 + 0.01) = 0.04 < (2 - 1) / 10

@@ -146,8 +146,11 @@ def test_multi_label_offsets_are_centred_so_thresholds_keep_their_meaning(built)
     assert len(corrected) == len(pairs) - 5
     for plain, calibrated in corrected:
         assert logit(scores_of(calibrated)).mean() == pytest.approx(logit(scores_of(plain)).mean(), abs=1e-6)
-        assert not np.allclose(scores_of(calibrated), scores_of(plain))
         assert calibrated.predicted == [n for n, s in zip(calibrated.labels, calibrated.scores) if s >= 0.5]
+    # and the correction is not nothing once the record has two texts per label (below, the skew test is not made
+    # and the capped estimate of a handful of texts is shrunk to nothing)
+    tested = [(p, c) for p, c in corrected if c.calibration.texts >= 2 * len(LABELS)]
+    assert tested and all(not np.allclose(scores_of(c), scores_of(p)) for p, c in tested)
 
 
 FROZEN = {"billing": 0.5, "shipping": -0.25, "praise": -0.5, "a question": 0.25}
