@@ -149,6 +149,22 @@ def balanced_share_cap(config: cal.CalibrationConfig) -> Estimator:
     return fit
 
 
+def before_small_sample_rules(inner: Estimator) -> Estimator:
+    """``inner`` (the service's fit or job fit) as it was until 2026-12-04: the skew test reading the winners after
+    the *shrunk* capped correction, and made at any sample size (``core.calibration.SKEW_TEST_TEXTS_PER_LABEL``)."""
+
+    def fit(e: np.ndarray, src: np.ndarray) -> np.ndarray:
+        capped, floor = cal.capped_offsets, cal.SKEW_TEST_TEXTS_PER_LABEL
+        cal.capped_offsets = lambda stats, config, shrunk=True: capped(stats, config)
+        cal.SKEW_TEST_TEXTS_PER_LABEL = 0.0
+        try:
+            return inner(e, src)
+        finally:
+            cal.capped_offsets, cal.SKEW_TEST_TEXTS_PER_LABEL = capped, floor
+
+    return fit
+
+
 NO_GUARD = replace(FIT, coverage_slack=math.inf)
 CANDIDATES: dict[str, Estimator] = {
     "plain centring": plain,
@@ -164,12 +180,16 @@ CANDIDATES: dict[str, Estimator] = {
     "skew test 0.2-0.5": service_fit(replace(FIT, skew_test=(0.2, 0.5))),
     "before: balanced-share cap (1/K)": balanced_share_cap(FIT),
     "service without the margins' mixture": service_fit(replace(FIT, mix=None)),  # until 2026-12-04
+    "service before the small-sample rules": before_small_sample_rules(service_fit(FIT)),  # until 2026-12-04
     "service": service_fit(FIT),
 }
 # on the job protocols (the measured texts are the sample) "service" is the jobs' path: a two-label job follows
 # its own mix (core.calibration_mix)
 JOBS = ("job", "job-skew x10")
-JOB_CANDIDATES: dict[str, Estimator] = {"service": service_job_fit(FIT)}
+JOB_CANDIDATES: dict[str, Estimator] = {
+    "service before the small-sample rules": before_small_sample_rules(service_job_fit(FIT)),
+    "service": service_job_fit(FIT),
+}
 
 
 TRAFFIC = cal.CalibrationConfig()  # the service's settings: half-life, minimum texts
