@@ -21,6 +21,8 @@ from harness.net import free_port
 from harness.process import running
 from loadtest.slow_clients import attack
 
+pytestmark = pytest.mark.quiet  # p99 against its own: nothing else of the suite runs meanwhile
+
 SLOW = {"bodies": 300, "heads": 300, "idle": 300}
 
 
