@@ -24,6 +24,12 @@ accuracy, labels never sent to the service:
 - **... plain**: the bar, plain centring of the same unlabelled texts, from the service's uncalibrated answers
   (the log of a single-label score is the evidence less a per-text constant, which centring removes).
 
+The accuracy replica computes in fp32 (``ZSC_PRECISION=fp32``): the bar and the service's answers then read the
+same numbers. Below fp32 (bf16 where a CPU has it) a close call is computed again in fp32 (``ZSC_CLOSE_CALL_MARGIN``),
+and which texts are close differs with and without a correction: a calibrated answer read other evidence than the
+bar computed its own from (English support's template half, AMD EPYC with bf16, 2026-12-04: one text 0.011 logit
+apart, the only difference to plain centring in ten runs). The estimator is what is measured, not the precision.
+
 Between runs the record is dropped by the service itself: the replica keeps one traffic record
 (``ZSC_CALIBRATION_RECORDS=1``) and a call with other labels evicts it. A sample of fewer than
 ``ZSC_CALIBRATION_MIN_TEXTS`` (10) texts is answered uncalibrated, as the service would (the English halves
@@ -82,6 +88,7 @@ TEMPLATES = {"thucnews": "这是一条关于{}的新闻", "en-news": "This is a 
 PROTOCOLS = ("half", "half plain", "skew", "skew plain", "job", "job plain", "job-skew", "job-skew plain")
 PAIRS_SET = "thucnews-pairs"  # --sets name of the two-label THUCNews pairs
 ACCURACY_ENV = {
+    "ZSC_PRECISION": "fp32",  # the bar's evidence and the answers' the same numbers (the module)
     "ZSC_MAX_LABELS": "128",
     "ZSC_CALIBRATION_RECORDS": "1",  # a call with other labels drops the record: a fresh start per run
     "ZSC_MAX_BATCH_ITEMS": "2048",  # a measurement half in one call
@@ -270,6 +277,8 @@ def report(results: dict) -> str:
     ]  # fmt: skip
     lines = [*head, *table(["set", "wording", "texts", "labels", "without", *PROTOCOLS], rows), ""] if rows else []
     c = results["cost"]
+    if not c:  # --no-cost
+        return "\n".join(lines)
     rps = {m: float(np.mean([r["requests_per_s"] for r in c if r["mode"] == m])) for m in ("none", "traffic")}
     rounds = max(r["round"] for r in c)
     title = f"## Cost: /classify, {results['clients']} clients, {results['step_s']:g} s per round, {rounds} rounds each"
@@ -344,9 +353,6 @@ def main(argv: list[str] | None = None) -> int:
     results.update(where)
     results["cost"] = [] if args.no_cost else measured_cost()
     results["minutes"] = round((time.monotonic() - started) / 60, 1)
-    if not results["cost"]:
-        results["cost"] = [{"mode": m, "round": 0, "requests_per_s": float("nan"), "p50_ms": 0, "p95_ms": 0,
-                            "failures": 0} for m in ("none", "traffic")]  # fmt: skip
     path = write_results(out, "calibration", results, report, lambda results, path: None)
     say(f"wrote {path}")
     print(report(results))
