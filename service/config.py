@@ -181,9 +181,10 @@ class Settings:
         default=10,
     )
     calibration_half_life: int = _doc(
-        "Traffic calibration: texts after which an answered text counts half (old traffic fades; a moving class "
-        "mix favours long memory, a moving bias short: 2000 was within 0.006 of the best of both, "
-        "docs/evaluation.md).",
+        "Traffic calibration: texts after which an answered text counts half, once a record has seen as many "
+        "(until then every text counts in full: a plain mean of what it has). Old traffic fades; a moving class "
+        "mix favours long memory, a moving bias short: 2000 was within 0.007 of the best of both, "
+        "docs/evaluation.md.",
         default=2000,
     )
     calibration_records: int = _doc(

@@ -22,8 +22,12 @@ What is kept (``LabelStats``), per label set (the task: the same wordings scored
   the capped correction] (the skew test, below);
 
 and for the set: ``texts`` (texts seen, not decayed), ``total`` (Σ d) and ``weight`` (Σ d·w). Every field is
-a sum over texts, so replicas add their deltas (Redis HINCRBYFLOAT, ``increment_fields``); decay is
-exponential in the number of texts: a text's weight halves every ``half_life`` texts after it.
+a sum over texts, so replicas add their deltas (Redis HINCRBYFLOAT, ``increment_fields``). **Decay** is
+exponential in the number of texts, once the record has seen ``half_life`` texts: until then nothing fades (its
+texts weigh the same, the plain mean of what it has: forgetting part of a sample smaller than the memory only
+adds noise, and a 16-text half's decay tipped an answer that plain centring of the same texts did not), and from
+then on a text's weight halves every ``half_life`` texts (``age``: a text counts as if it came at the
+``half_life``-th text when it came before).
 
 **Skew** (one label common is not one label biased): a text's weight is capped by how often its top
 label wins: ``w = min(1, max(cap * (1 - share) / (K - 1), cap_floor) / share)``, ``share`` that label's share
@@ -214,23 +218,32 @@ class LabelStats:
         return out
 
 
-def decay_factor(texts: float, half_life: float) -> float:
-    """How much a sum keeps after ``texts`` more texts: 2 ** (-texts / half_life)."""
-    return 1.0 if math.isinf(half_life) else 2.0 ** (-texts / half_life)
+def age(texts: float | np.ndarray, half_life: float) -> np.floating | np.ndarray:
+    """A record's age in half-lives once it has seen ``texts`` texts: 0 until ``half_life`` texts (a young
+    record forgets nothing), then one more every ``half_life`` texts (always 0 with an infinite half-life). A
+    sum made at age a weighs 2 ** (a - b) at age b."""
+    return np.maximum(np.asarray(texts, dtype=np.float64) - half_life, 0.0) / half_life
+
+
+def decay_between(start: float, end: float, half_life: float) -> float:
+    """What a sum made when a record had seen ``start`` texts keeps once it has seen ``end``."""
+    return float(2.0 ** (age(start, half_life) - age(end, half_life)))
 
 
 def decayed(stats: LabelStats, texts: float, half_life: float) -> LabelStats:
-    """``stats`` as seen ``texts`` texts later."""
-    return stats.scaled(decay_factor(texts, half_life))
+    """A record's ``stats`` (every text since its first) as seen ``texts`` texts later."""
+    return stats.scaled(decay_between(stats.texts, stats.texts + texts, half_life))
 
 
-def merge(older: LabelStats, newer: LabelStats, half_life: float) -> LabelStats:
-    """The statistics of ``older``'s texts followed by ``newer``'s: older decays by newer's text count, then
-    the sums add. Associative, so deltas from any number of replicas fold in any grouping; two replicas'
-    concurrent deltas commute up to the decay of one delta's few texts."""
+def merge(older: LabelStats, newer: LabelStats, half_life: float, at: float | None = None) -> LabelStats:
+    """The statistics of ``older``'s texts followed by ``newer``'s: older decays from the record's ``at``
+    texts (where ``newer`` begins; default ``older.texts``: ``older`` is the record from its first text) by
+    newer's text count, then the sums add. Associative, so deltas from any number of replicas fold in any
+    grouping; two replicas' concurrent deltas commute up to the decay of one delta's few texts."""
     if older.labels != newer.labels:
         raise ValueError("statistics of different label sets (or label orders) do not merge")
-    return older.scaled(decay_factor(newer.texts, half_life)).plus(newer)
+    start = older.texts if at is None else at
+    return older.scaled(decay_between(start, start + newer.texts, half_life)).plus(newer)
 
 
 def _centred_rows(evidence: np.ndarray) -> np.ndarray:
@@ -377,11 +390,12 @@ def observe(
         raise ValueError(f"evidence has {k} labels, the statistics {len(reference.labels)}")
     if n == 0:
         return LabelStats.empty(reference.labels)
-    q = decay_factor(1.0, config.half_life)
+    # the record's age once each text is in (the reference's texts are the record's so far)
+    ages = age(reference.texts + np.arange(1, n + 1, dtype=np.float64), config.half_life)
     winners = np.argmax(x, axis=1)
     kept = np.ones(n) if keep is None else np.asarray(keep, dtype=np.float64)
-    w = _running_weights(winners, reference.wins, reference.total, q, config, kept)
-    d = q ** np.arange(n - 1, -1, -1, dtype=np.float64) * kept  # each text's decay once the last one is in
+    w = _running_weights(winners, reference, ages, config, kept)
+    d = 2.0 ** (ages - ages[-1]) * kept  # each text's decay once the last one is in
     dw = d * w
     wins = np.bincount(winners, weights=d, minlength=k)
     stats = LabelStats(reference.labels, float(n), float(d.sum()), float(dw.sum()), dw @ centred, dw @ centred**2,
@@ -406,21 +420,25 @@ def _margins(evidence: np.ndarray, weights: np.ndarray | None = None) -> np.ndar
 
 
 def _running_weights(
-    winners: np.ndarray, wins: np.ndarray, total: float, q: float, config: CalibrationConfig, kept: np.ndarray
+    winners: np.ndarray, reference: LabelStats, ages: np.ndarray, config: CalibrationConfig, kept: np.ndarray
 ) -> np.ndarray:
-    """Each text's skew weight (``_text_weights``) from its top label's share of the wins among the texts
-    before it and itself, every earlier text decayed by ``q`` per text after it: a scalar pass (one label's
-    count is brought up to date only when it wins again), not a vector update per text."""
+    """Each text's skew weight (``_text_weights``) from its top label's share of the wins among
+    ``reference``'s texts, those before it and itself, each decayed to the record's age once it is in
+    (``ages``): a scalar pass (one label's count is brought up to date only when it wins again), not a vector
+    update per text."""
     if math.isinf(config.cap):
         return np.ones(len(winners))
-    seen, when = wins.tolist(), [-1] * len(wins)
+    start = float(age(reference.texts, config.half_life))
+    seen, then, total = reference.wins.tolist(), [start] * len(reference.wins), reference.total
     share = np.empty(len(winners))
-    for t, (j, k) in enumerate(zip(winners.tolist(), kept.tolist())):
-        seen[j] = seen[j] * q ** (t - when[j]) + k
-        when[j] = t
-        total = total * q + k
+    before = start
+    for t, (j, k, now) in enumerate(zip(winners.tolist(), kept.tolist(), ages.tolist())):
+        seen[j] = seen[j] * 2.0 ** (then[j] - now) + k
+        then[j] = now
+        total = total * 2.0 ** (before - now) + k
+        before = now
         share[t] = seen[j] / total if total > 0 else 1.0
-    return _capped(share, len(wins), config)
+    return _capped(share, len(reference.wins), config)
 
 
 def fit(evidence: np.ndarray, labels: Sequence[str], config: CalibrationConfig) -> LabelStats:
@@ -549,30 +567,36 @@ def increment_fields(delta: LabelStats, position: float, origin: float, half_lif
     """What to HINCRBYFLOAT into a shared record so that no writer ever reads it first.
 
     Decay is turned into growth: a text at position p (the record's ``texts`` once it is counted) is
-    stored with weight 2 ** ((p - origin) / half_life), and a reader divides by that of the record's own
+    stored with weight 2 ** (age(p) - age(origin)), and a reader divides by that of the record's own
     ``texts`` (``read_fields``), which is the decay. So: HINCRBYFLOAT ``texts`` by ``delta.texts`` first;
     its answer is ``position``; then add these fields (``texts`` is left out: already counted). ``origin``
     is the record's field of that name (0 when new); ``rebase_fields`` resets it long before a float
     could overflow."""
-    out = to_fields(delta, 2.0 ** ((position - origin) / half_life) if not math.isinf(half_life) else 1.0)
+    out = to_fields(delta, growth(position, origin, half_life))
     del out["texts"]
     return out
 
 
+def growth(position: float, origin: float, half_life: float) -> float:
+    """The weight a text counted at a record's ``position`` is stored with: 2 ** (age(position) - age(origin))."""
+    return 1.0 / decay_between(origin, position, half_life)
+
+
+def clock(fields: Mapping) -> tuple[float, float]:
+    """A shared record's (``texts``, ``origin``): 0 where absent (a new record)."""
+    fields = _plain(fields)
+    return float(fields.get("texts", 0.0) or 0.0), float(fields.get("origin", 0.0) or 0.0)
+
+
 def read_fields(labels: Sequence[str], fields: Mapping, half_life: float) -> LabelStats:
     """A shared record written with ``increment_fields``, decayed to now."""
-    fields = _plain(fields)
-    origin = float(fields.get("origin", 0.0) or 0.0)
-    texts = float(fields.get("texts", 0.0) or 0.0)
-    factor = 1.0 if math.isinf(half_life) else 2.0 ** (-(texts - origin) / half_life)
-    return from_fields(labels, fields, factor)
+    texts, origin = clock(fields)
+    return from_fields(labels, fields, decay_between(origin, texts, half_life))
 
 
 def needs_rebase(fields: Mapping, half_life: float) -> bool:
-    fields = _plain(fields)
-    texts = float(fields.get("texts", 0.0) or 0.0)
-    origin = float(fields.get("origin", 0.0) or 0.0)
-    return not math.isinf(half_life) and (texts - origin) / half_life > REBASE_AFTER_HALF_LIVES
+    texts, origin = clock(fields)
+    return float(age(texts, half_life) - age(origin, half_life)) > REBASE_AFTER_HALF_LIVES
 
 
 def rebase_fields(labels: Sequence[str], fields: Mapping, half_life: float) -> dict[str, float]:

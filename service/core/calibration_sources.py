@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from service.core.calibration import LabelStats, decay_factor, from_fields, to_fields
+from service.core.calibration import LabelStats, clock, decay_between, from_fields, growth, to_fields
 
 SOURCE_SEP = "#"
 OTHERS = "~"  # the source of every text whose own source came after the record's bound on sources
@@ -69,11 +69,20 @@ def largest_share(per_source: Mapping[str, LabelStats]) -> float:
     return max(weights) / total if total > 0 else 0.0
 
 
-def merged(older: Mapping[str, LabelStats], newer: Mapping[str, LabelStats], half_life: float) -> dict[str, LabelStats]:
-    """Per-source ``merge``: every source decays by the texts of all of ``newer`` (the record's decay)."""
+def texts_of(per_source: Mapping[str, LabelStats]) -> float:
+    """The texts every source sent together."""
+    return sum(s.texts for s in per_source.values())
+
+
+def merged(
+    older: Mapping[str, LabelStats], newer: Mapping[str, LabelStats], half_life: float, at: float | None = None
+) -> dict[str, LabelStats]:
+    """Per-source ``merge``: every source decays by the texts of all of ``newer`` (the record's decay), from
+    the record's ``at`` texts (where ``newer`` begins; default: ``older``'s, the record from its first text)."""
     if not newer:
         return dict(older)
-    factor = decay_factor(sum(s.texts for s in newer.values()), half_life)  # every source decays by all texts
+    start = texts_of(older) if at is None else at
+    factor = decay_between(start, start + texts_of(newer), half_life)  # every source decays by all texts
     out = {name: old.scaled(factor) for name, old in older.items()}
     for name, new in newer.items():
         out[name] = out[name].plus(new) if name in out else new
@@ -106,26 +115,21 @@ def read_sources(labels: Sequence[str], fields: Mapping, factor: float) -> dict[
 
 
 # -- a record in a Redis hash, written with increments only (``core.calibration.increment_fields``) -----------
-def _scale(own: Mapping, half_life: float) -> float:
-    texts = float(own.get("texts", 0.0) or 0.0)
-    origin = float(own.get("origin", 0.0) or 0.0)
-    return 1.0 if math.isinf(half_life) else 2.0 ** (-(texts - origin) / half_life)
-
-
 def read_record(labels: Sequence[str], fields: Mapping, half_life: float) -> dict[str, LabelStats]:
     """Each source's statistics of a record written with ``increment_record``, decayed to now."""
     own, per = split_fields(fields)
-    factor = _scale(own, half_life)
+    texts, origin = clock(own)
+    factor = decay_between(origin, texts, half_life)
     return {source: from_fields(labels, sub, factor) for source, sub in per.items()}
 
 
 def increment_record(delta: Mapping[str, LabelStats], position: float, origin: float, half_life: float) -> dict:
     """What to HINCRBYFLOAT into a record for a delta per source (its ``texts`` counted already: ``position``
     is the record's ``texts`` after it)."""
-    growth = 1.0 if math.isinf(half_life) else 2.0 ** ((position - origin) / half_life)
+    grown = growth(position, origin, half_life)
     out: dict[str, float] = {}
     for source, stats in delta.items():
-        fields = source_fields(source, stats, growth)
+        fields = source_fields(source, stats, grown)
         fields[f"{source}{SOURCE_SEP}texts"] = float(stats.texts)
         out.update(fields)
     return out

@@ -34,7 +34,7 @@ import numpy as np
 from service.api.classify import NOT_CALIBRATED, CalibrationApplied
 from service.core.calibration import CalibrationConfig, Columns, LabelStats, burst_weights, observe, offsets
 from service.core.calibration_bursts import BurstDetector
-from service.core.calibration_sources import OTHERS, combined, largest_share, merged, read_record
+from service.core.calibration_sources import OTHERS, combined, largest_share, merged, read_record, texts_of
 from service.core.task import NLI_PAIRWISE_SPACE, Task, wording_of
 from service.obs import metrics
 from service.obs.tasks import cancel_and_wait
@@ -197,7 +197,7 @@ class TrafficRecord:
         """Texts seen, sources, the largest one's share (before the cap) and the sources whose texts the burst
         guard now holds back (on this replica): GET /label_sets, the metrics."""
         sources = self.sources()
-        texts = int(round(sum(s.texts for s in sources.values())))
+        texts = int(round(texts_of(sources)))
         return {
             "scope": self.scope,
             "texts": texts,
@@ -233,12 +233,22 @@ class TrafficRecord:
             if detector is None:
                 detector = self._bursts[source] = BurstDetector(len(self.labels), self.config.burst)
             delta = observe(view, evidence, self.config, burst_weights(detector, view, evidence, self.config))
-            self.pending = merged(self.pending, {source: delta}, self.half_life)
+            self.pending = merged(self.pending, {source: delta}, self.half_life, self.texts_through_pending())
             self._changed()
+
+    # Where each part ends in the record's texts: decay is the record's (``core.calibration.age``), so a part
+    # merged after another decays it from the record's texts there, not from the other part's own.
+    def texts_through_flushing(self) -> float:
+        return texts_of(self.shared) + texts_of(self.flushing or {})
+
+    def texts_through_pending(self) -> float:
+        return self.texts_through_flushing() + texts_of(self.pending)
 
     def _folded_sources(self) -> Sources:
         if self._sources is None:
-            later = self.pending if self.flushing is None else merged(self.flushing, self.pending, self.half_life)
+            later = self.pending
+            if self.flushing is not None:
+                later = merged(self.flushing, self.pending, self.half_life, self.texts_through_flushing())
             self._sources = merged(self.shared, later, self.half_life)
         return self._sources
 
@@ -404,7 +414,8 @@ class TrafficCalibration:
                 record.key, record.scope, record.flushing, record.half_life
             )
         except CalibrationStoreUnavailable:  # kept for the next flush
-            record.pending = merged(record.flushing, record.pending, record.half_life)
+            at = record.texts_through_flushing()
+            record.pending = merged(record.flushing, record.pending, record.half_life, at)
         else:
             record.shared = read_record(record.labels, after, record.half_life)
         finally:

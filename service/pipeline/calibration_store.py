@@ -5,7 +5,7 @@ as ``core.calibration_sources`` names them (each source's behind its name). A sc
 ``ZSC_CALIBRATION_SCOPE_RECORDS`` records: a sorted set ``<prefix>:cal:<scope>:index`` holds its keys by last
 write, and a write past the bound deletes the oldest. No writer reads before it writes: a flush adds its delta with
 ``HINCRBYFLOAT`` only, decay turned into growth (``increment_fields``: a text at position p weighs
-2 ** ((p - origin) / half_life), the reader divides by that of the record's own ``texts``), so replicas
+2 ** (age(p) - age(origin)), the reader divides by that of the record's own ``texts``), so replicas
 never overwrite each other. Every write renews the key's lifetime (``ZSC_CALIBRATION_TTL_S``): a record no
 one uses is gone after it, and Redis's memory stays bounded. Once in every few hundred half-lives a record
 is rewritten on a smaller scale (``rebase_fields``), in a transaction that fails if anyone wrote meanwhile
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from service.config import redact_url
 from service.core.calibration import LabelStats, needs_rebase
-from service.core.calibration_sources import increment_record, rebase_record
+from service.core.calibration_sources import increment_record, rebase_record, texts_of
 from service.pipeline.cache import CircuitBreaker, short_timeout_client
 
 log = logging.getLogger("zsc.calibration")
@@ -73,7 +73,7 @@ class CalibrationStore:
         labels = next(iter(delta.values())).labels
         try:
             async with self._client.pipeline(transaction=False) as pipe:
-                pipe.hincrbyfloat(key, "texts", sum(s.texts for s in delta.values()))
+                pipe.hincrbyfloat(key, "texts", texts_of(delta))
                 pipe.hget(key, "origin")
                 position, origin = await pipe.execute()
             fields = increment_record(delta, float(position), float(origin or 0.0), half_life)

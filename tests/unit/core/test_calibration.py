@@ -61,20 +61,22 @@ def test_chunks_merged_equal_one_pass_whatever_the_grouping(half_life):
 def test_a_text_weighs_by_its_winners_share_of_the_decayed_wins_before_it_and_itself():
     """``observe`` over many texts against the definition written per text (a decayed count of each label's
     wins, the text's own included; its weight min(1, max(cap * (1 - share) / (K - 1), cap_floor) / share), share
-    its winner's)."""
+    its winner's), across the record's first half-life: nothing fades until the 30th text, then every text
+    weighs 2 ** (-1 / 30) more than the one before."""
     rng = np.random.default_rng(11)
     config = cal.CalibrationConfig(half_life=30.0, min_texts=0.0)
     before = cal.observe(cal.LabelStats.empty(LABELS), synthetic(rng, 25, np.zeros(len(LABELS)))[0], config)
+    assert before.total == 25  # young: nothing faded
     x, _ = synthetic(rng, 60, np.zeros(len(LABELS)), frequent=2, ratio=6.0)
-    q = 2.0 ** (-1 / config.half_life)
+    step = [1.0 if n <= 30 else 2.0 ** (-1 / 30) for n in range(26, 86)]  # what the record keeps at text n
     wins, total = before.wins.copy(), before.total
     weights = []
-    for winner in np.argmax(x, axis=1):
+    for winner, q in zip(np.argmax(x, axis=1), step):
         wins, total = wins * q, total * q + 1.0
         wins[winner] += 1.0
         share = wins[winner] / total
         weights.append(min(1.0, max(config.cap * (1 - share) / (len(LABELS) - 1), config.cap_floor) / share))
-    decay = q ** np.arange(len(x) - 1, -1, -1)
+    decay = np.array([np.prod(step[i + 1 :]) for i in range(len(x))])  # each text's, once the last one is in
     centred = x - x.mean(axis=1, keepdims=True)
     delta = cal.observe(before, x, config)
     assert min(weights) < 0.5  # the frequent class is down-weighted: the test is not of weights of 1
@@ -106,11 +108,13 @@ def test_a_jobs_chunks_are_each_weighed_as_a_whole_against_the_chunks_before():
 
 
 def test_merge_is_associative_so_replicas_fold_in_any_order():
+    """Deltas merged among themselves first decay from where they are in the record (``at``)."""
     rng = np.random.default_rng(2)
     empty = cal.LabelStats.empty(LABELS)
     a, b, c = (cal.observe(empty, synthetic(rng, n, np.zeros(len(LABELS)))[0], NO_DECAY) for n in (5, 11, 3))
-    for h in (math.inf, 20.0):
-        assert_stats_close(cal.merge(cal.merge(a, b, h), c, h), cal.merge(a, cal.merge(b, c, h), h))
+    for h in (math.inf, 4.0, 8.0, 20.0):  # 8: a young record when b begins, an old one by c
+        later = cal.merge(b, c, h, at=a.texts + b.texts)
+        assert_stats_close(cal.merge(cal.merge(a, b, h), c, h), cal.merge(a, later, h))
 
 
 def test_without_decay_and_skew_guard_the_statistics_are_plain_sums():
@@ -125,14 +129,18 @@ def test_without_decay_and_skew_guard_the_statistics_are_plain_sums():
     assert stats.wins.sum() == 40
 
 
-def test_old_texts_fade_by_half_every_half_life():
+def test_a_record_forgets_nothing_for_a_half_life_then_halves_every_half_life():
     config = cal.CalibrationConfig(half_life=10.0, min_texts=0.0, cap=math.inf)
     first = cal.observe(cal.LabelStats.empty(("a", "b")), np.array([[4.0, 0.0]]), config)
-    later = cal.merge(first, cal.observe(first, np.zeros((10, 2)), config), config.half_life)
-    np.testing.assert_allclose(later.sums, [1.0, -1.0])  # the first text's +2 / -2, halved
-    assert later.texts == 11
-    assert later.total == pytest.approx(sum(0.5 ** (j / 10) for j in range(11)))
-    np.testing.assert_allclose(cal.decayed(first, 20, 10.0).sums, first.sums / 4)
+    young = cal.merge(first, cal.observe(first, np.zeros((9, 2)), config), config.half_life)
+    np.testing.assert_allclose(young.sums, [2.0, -2.0])  # the first text's +2 / -2, whole at the 10th text
+    assert young.texts == young.total == 10
+    older = cal.merge(young, cal.observe(young, np.zeros((10, 2)), config), config.half_life)
+    np.testing.assert_allclose(older.sums, [1.0, -1.0])  # halved by the 20th
+    assert older.texts == 20
+    assert older.total == pytest.approx(10 * 0.5 + sum(0.5 ** (j / 10) for j in range(10)))
+    np.testing.assert_allclose(cal.decayed(young, 20, 10.0).sums, young.sums / 4)
+    np.testing.assert_allclose(cal.decayed(first, 9, 10.0).sums, first.sums)
 
 
 def test_decay_follows_a_drift():

@@ -270,24 +270,31 @@ def test_a_job_text_scored_twice_is_sampled_once_with_its_last_evidence():
     np.testing.assert_array_equal(sampled, columns.to_record(np.array([1.5, 2.0, 3.0])))
 
 
+@pytest.mark.parametrize("written", [False, True])
 @pytest.mark.parametrize("senders", [["a"] * 30, ["a"] * 12 + ["b"] * 6 + ["a"] * 12])
-def test_texts_answered_between_two_reads_are_folded_in_once_as_if_one_by_one(senders):
+def test_texts_answered_between_two_reads_are_folded_in_once_as_if_one_by_one(senders, written):
     """A record keeps the texts a batch answered and folds them in at its next read, in order, sources apart:
     the statistics are the texts' one by one (``settled`` aside: a run reads one view's offsets; with
-    several sources, a run's skew weights read the capped view before it plus the run itself)."""
+    several sources, a run's skew weights read the capped view before it plus the run itself). ``written``:
+    the first 8 are written to the shared record and read back before the others come, so the texts after
+    them decay from the record's 8th text on (the record is young until its 10th: nothing fades before; a run
+    read at the 13th text is merged after the 8 written, not from the 1st)."""
     from service.core.calibration import CalibrationConfig
     from service.core.calibration_sources import combined, merged
     from service.pipeline.calibration import TrafficRecord
 
-    config = CalibrationConfig(half_life=40.0, min_texts=5.0)
+    config = CalibrationConfig(half_life=10.0, min_texts=5.0)
     labels = tuple(str(j) for j in range(4))
     rng = np.random.default_rng(7)
     rows = rng.normal(0, 1, (30, 4)) + np.array([0.8, 0.0, -0.3, 0.1])
     record = TrafficRecord("k", labels, config)
     by_source = {}
     for i, (row, sender) in enumerate(zip(rows, senders)):
-        if i in (3, 20):  # reads between the batches: what was answered before is in
+        if i in (3, 13, 20):  # reads between the batches: what was answered before is in
             assert record.offsets()[1] == i
+        if written and i == 8:  # a flush, and the shared record read back: what every replica has
+            record.shared, record.pending = record.sources(), {}
+            record._changed()
         record.observe(row, sender)
         delta = observe(combined(by_source, labels, record.max_share), row[None, :], config)
         by_source = merged(by_source, {sender: delta}, config.half_life)
@@ -298,4 +305,4 @@ def test_texts_answered_between_two_reads_are_folded_in_once_as_if_one_by_one(se
     for source, stats in record.sources().items():
         for name in exact:
             np.testing.assert_allclose(getattr(stats, name), getattr(by_source[source], name), rtol=1e-9, err_msg=name)
-        np.testing.assert_allclose(stats.weight, by_source[source].weight, rtol=0.01)
+        np.testing.assert_allclose(stats.weight, by_source[source].weight, rtol=0.1)
