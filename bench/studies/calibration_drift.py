@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
-from collections.abc import Iterator
+from unittest import mock
 
 import numpy as np
 
@@ -30,15 +30,9 @@ SERVICE = "service: nothing fades for a half-life"
 FROM_FIRST = "decay from the first text"
 
 
-@contextlib.contextmanager
-def decay_from_the_first_text() -> Iterator[None]:
+def decay_from_the_first_text() -> contextlib.AbstractContextManager:
     """The rule before 2026-12-04: a record's age grows from its first text (every decay reads ``cal.age``)."""
-    served = cal.age
-    cal.age = lambda texts, half_life: np.asarray(texts, dtype=np.float64) / half_life
-    try:
-        yield
-    finally:
-        cal.age = served
+    return mock.patch.object(cal, "age", lambda texts, half_life: np.asarray(texts, dtype=np.float64) / half_life)
 
 
 def runs(pooled: dict) -> list[tuple[str, str, dict]]:

@@ -39,6 +39,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 
@@ -140,11 +141,8 @@ def balanced_share_cap(config: cal.CalibrationConfig) -> Estimator:
     inner = service_fit(config)
 
     def fit(e: np.ndarray, src: np.ndarray) -> np.ndarray:
-        rule, cal._capped = cal._capped, capped
-        try:
+        with mock.patch.object(cal, "_capped", capped):
             return inner(e, src)
-        finally:
-            cal._capped = rule
 
     return fit
 
@@ -153,14 +151,12 @@ def before_small_sample_rules(inner: Estimator) -> Estimator:
     """``inner`` (the service's fit or job fit) as it was until 2026-12-04: the skew test reading the winners after
     the *shrunk* capped correction, and made at any sample size (``core.calibration.SKEW_TEST_TEXTS_PER_LABEL``)."""
 
+    capped = cal.capped_offsets
+
     def fit(e: np.ndarray, src: np.ndarray) -> np.ndarray:
-        capped, floor = cal.capped_offsets, cal.SKEW_TEST_TEXTS_PER_LABEL
-        cal.capped_offsets = lambda stats, config, shrunk=True: capped(stats, config)
-        cal.SKEW_TEST_TEXTS_PER_LABEL = 0.0
-        try:
+        shrunk_always = lambda stats, config, shrunk=True: capped(stats, config)  # noqa: E731
+        with mock.patch.multiple(cal, capped_offsets=shrunk_always, SKEW_TEST_TEXTS_PER_LABEL=0.0):
             return inner(e, src)
-        finally:
-            cal.capped_offsets, cal.SKEW_TEST_TEXTS_PER_LABEL = capped, floor
 
     return fit
 

@@ -138,7 +138,7 @@ def increment_record(delta: Mapping[str, LabelStats], position: float, origin: f
 def rebase_record(labels: Sequence[str], fields: Mapping, half_life: float) -> dict[str, float]:
     """The same record on a smaller scale: ``origin`` moved to its ``texts``."""
     own, _ = split_fields(fields)
-    texts = float(own.get("texts", 0.0) or 0.0)
+    texts, _ = clock(own)
     out: dict[str, float] = {"texts": texts, "origin": texts}
     for source, stats in read_record(labels, fields, half_life).items():
         out.update(source_fields(source, stats))
