@@ -24,6 +24,11 @@ accuracy, labels never sent to the service:
 - **... plain**: the bar, plain centring of the same unlabelled texts, from the service's uncalibrated answers
   (the log of a single-label score is the evidence less a per-text constant, which centring removes).
 
+Each column is compared with its bar run by run (``BARS``: plain centring of the same texts for half and job, no
+calibration for the skewed ones): the report lists every cell under its bar on average with the mean difference,
+its 95% bootstrap interval over the runs (``harness.intervals``) and the runs under, level with and over it, so a
+mean a text under the bar reads as chance or as a loss.
+
 The accuracy replica computes in fp32 (``ZSC_PRECISION=fp32``): the bar and the service's answers then read the
 same numbers. Below fp32 (bf16 where a CPU has it) a close call is computed again in fp32 (``ZSC_CLOSE_CALL_MARGIN``),
 and which texts are close differs with and without a correction: a calibrated answer read other evidence than the
@@ -69,6 +74,7 @@ from bench.calibration_sets import (
     two_label,
 )
 from harness.cpus import format_cpus, parse_cpus
+from harness.intervals import Interval, mean_interval
 from harness.launchers import bento_serve
 from harness.machine import machine_info
 from harness.net import free_port
@@ -86,6 +92,8 @@ TEMPLATES = {"thucnews": "这是一条关于{}的新闻", "en-news": "This is a 
 # the service's calibration, then plain centring of the same unlabelled texts (computed here from the service's
 # uncalibrated answers): the bar the service's estimator is held to
 PROTOCOLS = ("half", "half plain", "skew", "skew plain", "job", "job plain", "job-skew", "job-skew plain")
+# each column's bar: plain centring of the same texts, run by run, or (None) no calibration, a gain of 0
+BARS = {"half": "half plain", "skew": None, "job": "job plain", "job-skew": None}
 PAIRS_SET = "thucnews-pairs"  # --sets name of the two-label THUCNews pairs
 ACCURACY_ENV = {
     "ZSC_PRECISION": "fp32",  # the bar's evidence and the answers' the same numbers (the module)
@@ -212,7 +220,8 @@ def run_case(
                     out["job-skew plain"].append(centred_accuracy(own, own, data, sample) - none)
                     calibrated["job-skew"].append(ok)
                     calibrated["job-skew plain"].append(True)
-    summary = {k: {"mean": float(np.mean(v)), "min": float(np.min(v)), "n": len(v), "calibrated": all(calibrated[k])}
+    summary = {k: {"mean": float(np.mean(v)), "min": float(np.min(v)), "n": len(v), "calibrated": all(calibrated[k]),
+                   "runs": [float(g) for g in v]}
                for k, v in out.items() if v}  # fmt: skip
     say(f"  {data.name} {wording}: without {np.mean(base):.3f}; "
         + ", ".join(f"{k} {s['mean']:+.3f} (min {s['min']:+.3f})" for k, s in summary.items()))  # fmt: skip
@@ -263,6 +272,48 @@ def _gain(gains: dict, protocol: str) -> str:
     return f"{g['mean']:+.3f} / {g['min']:+.3f} ({g['n']})" + ("" if g["calibrated"] else " uncal.")
 
 
+def against_the_bar(result: dict, column: str) -> tuple[Interval, list[float]] | None:
+    """A column's gain less its bar's, run by run (the same seeds and texts: paired), with the mean's 95%
+    bootstrap interval; None where the runs were not kept (reports written before 2026-12-05)."""
+    gains = result["gains"]
+    bar = BARS[column]
+    if column not in gains or "runs" not in gains[column] or (bar is not None and "runs" not in gains.get(bar, {})):
+        return None
+    runs = gains[column]["runs"]
+    bars = [0.0] * len(runs) if bar is None else gains[bar]["runs"]
+    differences = [g - b for g, b in zip(runs, bars)]
+    return mean_interval(differences), differences
+
+
+def bar_report(results: list[dict]) -> list[str]:
+    """Every cell under its bar on average, with how far chance alone could put it there: the mean difference,
+    its 95% interval over the runs, and the runs under, level with and over the bar."""
+    rows, cells = [], 0
+    for r in results:
+        for column, bar in BARS.items():
+            found = against_the_bar(r, column)
+            if found is None:
+                continue
+            cells += 1
+            interval, differences = found
+            if interval.mean >= 0:
+                continue
+            d = np.asarray(differences)
+            rows.append([r["set"], r["wording"], column, "plain centring" if bar else "uncalibrated",
+                         f"{interval.mean:+.4f}", f"[{interval.low:+.4f}, {interval.high:+.4f}]",
+                         f"{int(np.sum(d < 0))} / {int(np.sum(d == 0))} / {int(np.sum(d > 0))}",
+                         "under" if interval.high < 0 else "within chance"])  # fmt: skip
+    if not cells:
+        return []
+    head = ["## Against the bar", "",
+            f"Of {cells} cells, {cells - len(rows)} are at or above their bar on average; the others, with the mean "
+            "difference, its 95% bootstrap interval over the runs (paired: the same seeds and texts) and the runs "
+            "under / level with / over the bar. `under`: the interval is under 0 too.", ""]  # fmt: skip
+    if not rows:
+        return head
+    return [*head, *table(["set", "wording", "column", "bar", "difference", "95% interval", "runs", ""], rows), ""]
+
+
 def report(results: dict) -> str:
     head = ["## Top-1 accuracy with calibration, through the service (multilingual-e5-small)", "",
             "Gain against no calibration on the same texts, mean / worst over the runs (n); "
@@ -276,6 +327,7 @@ def report(results: dict) -> str:
         for r in results["accuracy"]
     ]  # fmt: skip
     lines = [*head, *table(["set", "wording", "texts", "labels", "without", *PROTOCOLS], rows), ""] if rows else []
+    lines += bar_report(results["accuracy"])
     c = results["cost"]
     if not c:  # --no-cost
         return "\n".join(lines)
