@@ -7,6 +7,19 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 
+class CalibrationScope(BaseModel):
+    scope: str = Field(description="key:<key id> (an API key's own records) or shared (keys off, or sets opting in).")
+    records: int = Field(description="Records this replica holds in it (label wordings learned apart).")
+    texts: int = Field(description="Texts its records have seen (every replica's, as this replica last read them).")
+    sources: int = Field(description="Sources (API keys, else client addresses) of the record with the most.")
+    largest_share: float = Field(description="The largest source's share of a record's weight, before the cap.")
+    held_back: int = Field(description="Sources whose texts the burst guard holds back now, on this replica.")
+
+
+class ModelCalibrationScope(CalibrationScope):
+    model: str = Field(description="The model whose records these are.")
+
+
 class LabelSetCalibration(BaseModel):
     mode: str = Field(description="none, traffic (learned from the texts answered with its labels) or frozen.")
     texts: int | None = Field(
@@ -15,6 +28,11 @@ class LabelSetCalibration(BaseModel):
     )
     calibrated: bool = Field(
         description="Whether its answers are corrected now (enough texts; a frozen fit for this model)."
+    )
+    scopes: list[CalibrationScope] | None = Field(
+        default=None,
+        description="traffic: this replica's records of its own wording per scope the caller may see (its API "
+        "key's and the shared one).",
     )
 
 
@@ -37,6 +55,10 @@ class LabelSetSummary(BaseModel):
 
 class LabelSets(BaseModel):
     label_sets: list[LabelSetSummary]
+    calibration_scopes: list[ModelCalibrationScope] = Field(
+        description="Every traffic record this replica holds, ad hoc label wordings too, per model and per scope "
+        "the caller may see: its API key's own and the shared one, never another key's."
+    )
 
 
 class RuntimeCandidate(BaseModel):

@@ -109,6 +109,9 @@ def _catalogue_paths() -> dict[str, Any]:
                 "operationId": "label_sets",
                 "tags": ["classifier"],
                 "summary": "The label sets this replica holds (ZSC_LABEL_SETS)",
+                "description": "Each with its calibration; then every traffic calibration record this replica "
+                "holds, any labels, per model and per scope the caller may see: its API key's and the shared one, "
+                "never another key's.",
                 "responses": {"200": {"description": "Label sets", "content": json_content(LabelSets)}},
             }
         },

@@ -21,6 +21,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from service.http import decisions, jobs, systemone
+from service.http.sender import key_of
 from service.ui import STATIC
 
 if TYPE_CHECKING:  # importing this module stays cheap: the serving CLI imports it before any worker exists
@@ -39,14 +40,18 @@ def make_app(
 
     async def label_sets(request: Request) -> JSONResponse:
         """The label sets this replica holds (ZSC_LABEL_SETS), whether each was tuned on the model it runs on
-        here, and its calibration (a traffic one: the texts its wording has seen on that model)."""
+        here, and its calibration (a traffic one: the texts its wording has seen on that model); then every
+        traffic record this replica holds, ad hoc wordings too, per model and scope. A caller sees its own API
+        key's scope and the shared one, never another key's."""
+        key = key_of(request.scope)
         sets = []
         for s in components.label_sets.values():
             model = models.for_label_set(s.name)
             summary = s.summary(model.tag, model.spec.revision)
-            summary["calibration"] = await model.pipeline.label_set_calibration(s.name)
+            summary["calibration"] = await model.pipeline.label_set_calibration(s.name, key)
             sets.append(summary)
-        return JSONResponse({"label_sets": sets})
+        scopes = [{"model": m.name, **seen} for m in models.served for seen in m.pipeline.calibration_scopes(key)]
+        return JSONResponse({"label_sets": sets, "calibration_scopes": scopes})
 
     async def served_models(request: Request) -> JSONResponse:
         """The models this replica serves (ZSC_MODELS), the default first."""

@@ -92,9 +92,10 @@ CALIBRATION_TEXTS = Gauge(
 )
 CALIBRATION_SCOPE = Gauge(
     "zsc_calibration_scope",
-    "Traffic calibration per scope (key:<key id>, or shared) in this process's view: texts seen, sources (the "
-    "most of any one record), the largest source's share of a record's weight before the cap, and the sources "
-    "whose texts the burst guard holds back now (stat)",
+    "Traffic calibration per scope (key:<key id>, or shared) in this process's view: records held (label "
+    "wordings, at most ZSC_CALIBRATION_SCOPE_RECORDS), texts seen, sources (the most of any one record), the "
+    "largest source's share of a record's weight before the cap, and the sources whose texts the burst guard holds "
+    "back now (stat)",
     ["model", "scope", "stat"],
     multiprocess_mode="max",
 )
@@ -183,10 +184,10 @@ def calibration_answer(mode: str, calibrated: bool) -> None:
 
 
 def calibration_scopes(model: str, scopes: list[dict]) -> None:
-    """Per scope: texts seen, sources, the largest source's share and the sources held back as a burst
-    (``TrafficCalibration.scopes``)."""
+    """Per scope: records held, texts seen, sources, the largest source's share and the sources held back as a
+    burst (``TrafficCalibration.scopes``)."""
     for seen in scopes:
-        for stat in ("texts", "sources", "largest_share", "held_back"):
+        for stat in ("records", "texts", "sources", "largest_share", "held_back"):
             CALIBRATION_SCOPE.labels(model, seen["scope"], stat).set(seen[stat])
 
 

@@ -26,7 +26,7 @@ import functools
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -340,17 +340,20 @@ class TrafficCalibration:
         stats = combined(read_record(labels, fields[0], self.config.half_life), labels, self.max_share)
         return int(round(stats.texts)), offsets(stats, self.config) is not None
 
-    def scopes(self, label_set: str | None = None) -> list[dict]:
-        """Per scope (of this process's records; of one label set's own wording when named): texts seen,
-        sources, the largest source's share of the weight and the sources held back as a burst."""
+    def scopes(self, label_set: str | None = None, visible: Collection[str] | None = None) -> list[dict]:
+        """Per scope (of this process's records; of one label set's own wording when named; of the scopes in
+        ``visible`` when given, ``visible_scopes``): records held, texts seen, sources, the largest source's share
+        of the weight and the sources held back as a burst."""
         out: dict[str, dict] = {}
         for record in self._records.values():
             if label_set is not None and record.label_set != label_set:
                 continue
+            if visible is not None and record.scope not in visible:
+                continue
             seen = record.visible()
-            mine = out.setdefault(
-                record.scope, {"scope": record.scope, "texts": 0, "sources": 0, "largest_share": 0.0, "held_back": 0}
-            )
+            mine = out.setdefault(record.scope, {"scope": record.scope, "records": 0, "texts": 0, "sources": 0,
+                                                 "largest_share": 0.0, "held_back": 0})  # fmt: skip
+            mine["records"] += 1
             mine["texts"] += seen["texts"]
             mine["held_back"] += seen["held_back"]
             mine["sources"] = max(mine["sources"], seen["sources"])
@@ -426,7 +429,18 @@ class TrafficCalibration:
 # -- the request's choice to a text's calibration -------------------------------------------------------
 def scope_of(choice: CalibrationChoice, key: str | None) -> str:
     """Whose records a traffic calibration reads and adds to: the API key's (``key``: its id), else shared."""
-    return SHARED if key is None or choice.shared else f"key:{key}"
+    return SHARED if key is None or choice.shared else key_scope(key)
+
+
+def key_scope(key: str) -> str:
+    """The scope of an API key's own records (``key``: its id)."""
+    return f"key:{key}"
+
+
+def visible_scopes(key: str | None) -> tuple[str, ...]:
+    """The scopes a caller may see the records of (GET /label_sets): the shared one, which every key's opted-in
+    sets learn together, and its API key's own; never another key's."""
+    return (SHARED,) if key is None else (SHARED, key_scope(key))
 
 
 def for_request(

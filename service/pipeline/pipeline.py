@@ -99,9 +99,10 @@ class Pipeline:
                 self._interactive -= 1
                 self._interactive_seen = time.monotonic()
 
-    async def label_set_calibration(self, name: str) -> dict:
-        """A label set's calibration as GET /label_sets shows it: a traffic one with the texts its own wording
-        has seen on this model (every replica's, with Redis)."""
+    async def label_set_calibration(self, name: str, key: str | None = None) -> dict:
+        """A label set's calibration as GET /label_sets shows it to a caller (``key``: the id of its API key): a
+        traffic one with the texts its own wording has seen on this model in the scope the caller's requests
+        use (every replica's, with Redis), and this process's records of it in the scopes the caller may see."""
         found = self.label_sets[name]
         summary = found.calibration_summary(self.model_tag, self.spec.revision)
         if summary["mode"] != "traffic":
@@ -110,12 +111,17 @@ class Pipeline:
         examples = tuple(label.examples for label in planned.resolved.labels)
         task = Task(("-",), planned.hypotheses, bool(found.multi_label), examples=examples if any(examples) else ())
         want = calibration.traffic_record_for(
-            planned.resolved.calibration, task, space_of(self.spec, task), self.traffic
+            planned.resolved.calibration, task, space_of(self.spec, task), self.traffic, key
         )
         if want is not None:
             summary["texts"], summary["calibrated"] = await self.traffic.status(want[0], want[1])
-        summary["scopes"] = self.traffic.scopes(name)  # this process's records of the set's own wording
+        summary["scopes"] = self.traffic.scopes(name, calibration.visible_scopes(key))
         return summary
+
+    def calibration_scopes(self, key: str | None = None) -> list[dict]:
+        """This process's traffic records on this model, every wording (ad hoc ones too), per scope the caller
+        (``key``: the id of its API key) may see: GET /label_sets."""
+        return self.traffic.scopes(visible=calibration.visible_scopes(key))
 
     def close(self) -> None:
         """Let go of the model (its scorer, batcher, engine and tokenizer): a retired pipeline answers

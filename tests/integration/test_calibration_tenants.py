@@ -97,6 +97,17 @@ def test_another_keys_stream_does_not_move_a_keys_answers(keyed_cluster):
     gained, kept = accuracy(before, truth), accuracy(after, truth)
     assert gained > none  # the correction is worth keeping
     assert abs(kept - gained) <= 0.01 + 1e-9, (none, gained, kept)
+    # GET /label_sets: replica two holds both keys' records; each key sees its own scope there, never the other's
+    shown = {}
+    for key in KEYS:
+        r = httpx.get(f"{two}/label_sets", headers={"Authorization": f"Bearer {key}"}, timeout=30)
+        assert r.status_code == 200, r.text
+        shown[key] = {s["scope"]: s for s in r.json()["calibration_scopes"]}
+    scope_of = {key: f"key:{key_id(key)}" for key in KEYS}
+    assert {key: set(seen) for key, seen in shown.items()} == {key: {scope_of[key]} for key in KEYS}
+    ours, other = shown[mine][scope_of[mine]], shown[theirs][scope_of[theirs]]
+    assert ours["records"] == other["records"] == 1 and ours["sources"] == other["sources"] == 1
+    assert ours["texts"] >= 1000 and other["texts"] >= 256 * (3000 // 256)
 
 
 def held_back(url: str) -> float:

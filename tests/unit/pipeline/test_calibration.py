@@ -19,6 +19,7 @@ from service.core.calibration import LabelStats, fit_after, merge, observe, offs
 from service.engine.batch_queue import batch_queue
 from service.jobs import intake
 from service.jobs.items import to_store
+from service.pipeline.call import Sender
 from tests.support.calls import call
 from tests.unit.conftest import MINILM
 
@@ -125,6 +126,35 @@ def test_records_are_bounded(built):
         return len(c.pipeline.traffic._records)
 
     assert run(built(ZSC_CALIBRATION_RECORDS="2"), scenario) == 2
+
+
+def test_a_caller_sees_its_own_keys_records_and_the_shared_ones_never_another_keys(built, tmp_path):
+    sets = tmp_path / "shared-sets"
+    sets.mkdir()
+    team = {"name": "team", "labels": LABELS, "hypothesis_template": "A message about {}.", "calibration": "traffic"}
+    (sets / "team.yaml").write_text(json.dumps(team))
+
+    async def scenario(c):
+        for text in TEXTS:  # key one's ad hoc wordings, in its own scope; its set's (other wordings) there too
+            await c.pipeline.classify(call([body(text, calibration="traffic")], sender=Sender("one", "10.0.0.1")))
+        for text in TEXTS[:3]:
+            await c.pipeline.classify(call([{"text": text, "label_set": "team"}], sender=Sender("one", "10.0.0.1")))
+        for text in TEXTS[:6]:  # key two, other wordings
+            request = {"text": text, "labels": ["refund", "delivery"], "calibration": "traffic"}
+            await c.pipeline.classify(call([request], sender=Sender("two", "10.0.0.2")))
+        return {k: (c.pipeline.calibration_scopes(k), await c.pipeline.label_set_calibration("team", k))
+                for k in ("one", "two", None)}  # fmt: skip
+
+    seen = run(built(ZSC_LABEL_SETS=str(sets)), scenario)
+    [one], [two], nothing = (seen[k][0] for k in ("one", "two", None))
+    assert one == {"scope": "key:one", "records": 2, "texts": len(TEXTS) + 3, "sources": 1, "largest_share": 1.0,
+                   "held_back": 0}  # fmt: skip
+    assert two["scope"] == "key:two" and two["records"] == 1 and two["texts"] == 6
+    assert nothing == []  # keys off sees the shared scope only: nothing was learned there
+    team = {k: seen[k][1] for k in seen}
+    assert team["one"]["texts"] == 3 and team["one"]["scopes"] == [{**one, "records": 1, "texts": 3}]
+    assert team["two"]["texts"] == 0 and team["two"]["scopes"] == []  # key one's record of the set is not key two's
+    assert team[None]["texts"] == 0 and team[None]["scopes"] == []
 
 
 def test_multi_label_offsets_are_centred_so_thresholds_keep_their_meaning(built):

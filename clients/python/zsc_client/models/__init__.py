@@ -9,6 +9,7 @@ from .cache_breakpoint import CacheBreakpoint
 from .cache_breakpoint_mode import CacheBreakpointMode
 from .calibration_applied import CalibrationApplied
 from .calibration_applied_mode import CalibrationAppliedMode
+from .calibration_scope import CalibrationScope
 from .choice import Choice
 from .choice_answer import ChoiceAnswer
 from .choice_answer_type import ChoiceAnswerType
@@ -88,6 +89,7 @@ from .label_set_summary import LabelSetSummary
 from .label_set_summary_thresholds import LabelSetSummaryThresholds
 from .label_sets import LabelSets
 from .level import Level
+from .model_calibration_scope import ModelCalibrationScope
 from .model_directory import ModelDirectory
 from .model_directory_object import ModelDirectoryObject
 from .model_metadata import ModelMetadata
@@ -175,6 +177,7 @@ __all__ = (
     "CacheBreakpointMode",
     "CalibrationApplied",
     "CalibrationAppliedMode",
+    "CalibrationScope",
     "Choice",
     "ChoiceAnswer",
     "ChoiceAnswerType",
@@ -254,6 +257,7 @@ __all__ = (
     "LabelSetSummary",
     "LabelSetSummaryThresholds",
     "Level",
+    "ModelCalibrationScope",
     "ModelDirectory",
     "ModelDirectoryObject",
     "ModelMetadata",

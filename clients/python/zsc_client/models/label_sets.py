@@ -12,6 +12,7 @@ from typing import cast
 
 if TYPE_CHECKING:
   from ..models.label_set_summary import LabelSetSummary
+  from ..models.model_calibration_scope import ModelCalibrationScope
 
 
 
@@ -25,9 +26,12 @@ T = TypeVar("T", bound="LabelSets")
 class LabelSets:
     """ 
         Attributes:
+            calibration_scopes (list[ModelCalibrationScope]): Every traffic record this replica holds, ad hoc label wordings
+                too, per model and per scope the caller may see: its API key's own and the shared one, never another key's.
             label_sets (list[LabelSetSummary]):
      """
 
+    calibration_scopes: list[ModelCalibrationScope]
     label_sets: list[LabelSetSummary]
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -37,6 +41,14 @@ class LabelSets:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.label_set_summary import LabelSetSummary # noqa: PLC0415
+        from ..models.model_calibration_scope import ModelCalibrationScope # noqa: PLC0415
+        calibration_scopes = []
+        for calibration_scopes_item_data in self.calibration_scopes:
+            calibration_scopes_item = calibration_scopes_item_data.to_dict()
+            calibration_scopes.append(calibration_scopes_item)
+
+
+
         label_sets = []
         for label_sets_item_data in self.label_sets:
             label_sets_item = label_sets_item_data.to_dict()
@@ -48,6 +60,7 @@ class LabelSets:
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
+            "calibration_scopes": calibration_scopes,
             "label_sets": label_sets,
         })
 
@@ -58,7 +71,18 @@ class LabelSets:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.label_set_summary import LabelSetSummary # noqa: PLC0415
+        from ..models.model_calibration_scope import ModelCalibrationScope # noqa: PLC0415
         d = dict(src_dict)
+        calibration_scopes = []
+        _calibration_scopes = d.pop("calibration_scopes")
+        for calibration_scopes_item_data in (_calibration_scopes):
+            calibration_scopes_item = ModelCalibrationScope.from_dict(calibration_scopes_item_data)
+
+
+
+            calibration_scopes.append(calibration_scopes_item)
+
+
         label_sets = []
         _label_sets = d.pop("label_sets")
         for label_sets_item_data in (_label_sets):
@@ -70,6 +94,7 @@ class LabelSets:
 
 
         label_sets = cls(
+            calibration_scopes=calibration_scopes,
             label_sets=label_sets,
         )
 

@@ -84,6 +84,9 @@ def sync_detailed(
 ) -> Response[ErrorBody | LabelSets]:
     """ The label sets this replica holds (ZSC_LABEL_SETS)
 
+     Each with its calibration; then every traffic calibration record this replica holds, any labels, per
+    model and per scope the caller may see: its API key's and the shared one, never another key's.
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -110,6 +113,9 @@ def sync(
 ) -> ErrorBody | LabelSets | None:
     """ The label sets this replica holds (ZSC_LABEL_SETS)
 
+     Each with its calibration; then every traffic calibration record this replica holds, any labels, per
+    model and per scope the caller may see: its API key's and the shared one, never another key's.
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -130,6 +136,9 @@ async def asyncio_detailed(
 
 ) -> Response[ErrorBody | LabelSets]:
     """ The label sets this replica holds (ZSC_LABEL_SETS)
+
+     Each with its calibration; then every traffic calibration record this replica holds, any labels, per
+    model and per scope the caller may see: its API key's and the shared one, never another key's.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -156,6 +165,9 @@ async def asyncio(
 
 ) -> ErrorBody | LabelSets | None:
     """ The label sets this replica holds (ZSC_LABEL_SETS)
+
+     Each with its calibration; then every traffic calibration record this replica holds, any labels, per
+    model and per scope the caller may see: its API key's and the shared one, never another key's.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
