@@ -10,12 +10,21 @@ mixture").
 Both are served by the shape of the *margins* (the evidence of the second label less the first's, one per text, in
 logits), fitted with a mixture of two normal distributions of one variance (EM, started from the raw answers): its
 weight is the sample's mix, its two means the classes' typical margins, whatever the mix. Traffic and a frozen
-fit, whose coming texts' mix nobody knows, then separate the classes at the midpoint of the two means (what a
+fit, whose coming texts' mix nobody knows, then separate the classes at the midpoint of the two means (held back by
+its noise, below) (what a
 balanced sample's correction aims at: ``traffic_offsets``). A job's answers are for its own texts, so each is
 answered as the class more likely given the job's mix: the midpoint moved by ``variance / (high - low) *
 log((1 - mix) / mix)`` towards the rarer class (``job_offsets``; Saerens, Latinne and Decaestecker (2002) adjust
 a classifier's outputs to a new mix the same way, here on the margin itself, so the scores need not be
 probabilities).
+
+A skewed sample's fitted midpoint is noisy (its rarer class has few texts) and, where the classes' margins are not
+normal, off target even with the labels (IMDb's skewed samples: the midpoint the labels give answers a balanced set
+0.003 under no correction). So the midpoint moves the threshold from 0 (the model's own) only by as much as it lies
+beyond ``MIDPOINT_ERRORS`` standard errors of it (a soft threshold: ``TwoClassMix.midpoint``), its error the one of
+two means' average, ``sd / 2 * sqrt(1 / rarer + 1 / commoner)``, from the texts fitted: a bias the sample can tell
+from noise is corrected less that margin, one it cannot is left as the model has it (docs/evaluation.md, "Two
+labels: the midpoint held back by its noise").
 
 A sample whose mix is near even keeps the balanced correction as it is (a plain mean, less noisy than a fitted
 midpoint): the mixture's share grows from 0 to 1 as the fitted mix departs from one half by ``gate[0]`` to
@@ -41,6 +50,8 @@ MARGIN_BINS = int(2 * MARGIN_LIMIT / MARGIN_BIN)  # bin i holds margins from (i 
 # the balanced correction gives way to the mixture as a sample's fitted mix departs from one half by these
 DEFAULT_GATE = (0.2, 0.35)
 SEPARATION = (2.0, 3.0)  # ... and as the classes' mean margins move this many standard deviations apart
+# the midpoint moves the threshold only as far as it lies beyond this many of its standard errors from 0
+MIDPOINT_ERRORS = 2.0
 
 
 def margin_bins(evidence: np.ndarray) -> np.ndarray:
@@ -65,11 +76,25 @@ class TwoClassMix:
     high: float  # mean margin of the second label's
     variance: float
     share: float  # the second label's share of the texts
+    texts: float = math.inf  # the (decayed) texts fitted; infinite: the means are known, not estimated
+
+    def midpoint_error(self) -> float:
+        """The standard error of the classes' midpoint: half the deviation times sqrt(1/rarer + 1/commoner)."""
+        if math.isinf(self.texts):
+            return 0.0
+        second, first = max(self.texts * self.share, 1.0), max(self.texts * (1 - self.share), 1.0)
+        return math.sqrt(self.variance) / 2 * math.sqrt(1 / second + 1 / first)
+
+    def midpoint(self, errors: float = MIDPOINT_ERRORS) -> float:
+        """The classes' midpoint, held back towards 0 (the model's own threshold) by ``errors`` standard errors:
+        0 where the sample cannot tell it from noise."""
+        mid = (self.low + self.high) / 2
+        return math.copysign(max(0.0, abs(mid) - errors * self.midpoint_error()), mid)
 
     def threshold(self) -> float:
         """The margin above which a text is more likely the second label's, given the mix."""
         odds = math.log((1 - self.share) / self.share)
-        return (self.low + self.high) / 2 + self.variance / (self.high - self.low) * odds
+        return self.midpoint() + self.variance / (self.high - self.low) * odds
 
 
 def fit_mix(counts: np.ndarray, iterations: int = 200, tolerance: float = 1e-7) -> TwoClassMix | None:
@@ -106,7 +131,7 @@ def fit_mix(counts: np.ndarray, iterations: int = 200, tolerance: float = 1e-7) 
             break
     if not mu1 > mu0:
         return None
-    return TwoClassMix(low=mu0, high=mu1, variance=var, share=share)
+    return TwoClassMix(low=mu0, high=mu1, variance=var, share=share, texts=total)
 
 
 def _ramp(value: float, start: float, end: float) -> float:
@@ -141,7 +166,7 @@ def traffic_offsets(
     if balanced is None or len(balanced) != 2:
         return balanced
     mix, weight = _fitted(counts, gate)
-    return balanced if mix is None or weight <= 0 else _moved(balanced, (mix.low + mix.high) / 2, weight)
+    return balanced if mix is None or weight <= 0 else _moved(balanced, mix.midpoint(), weight)
 
 
 def job_offsets(
@@ -154,4 +179,4 @@ def job_offsets(
     mix, weight = _fitted(counts, gate)
     if mix is None or weight <= 0:
         return balanced
-    return _moved(_moved(balanced, (mix.low + mix.high) / 2, weight), mix.threshold(), weight)
+    return _moved(_moved(balanced, mix.midpoint(), weight), mix.threshold(), weight)

@@ -11,6 +11,7 @@ import pytest
 from service.core.calibration_mix import (
     MARGIN_BIN,
     MARGIN_BINS,
+    MIDPOINT_ERRORS,
     TwoClassMix,
     fit_mix,
     job_offsets,
@@ -60,6 +61,41 @@ def test_the_threshold_moves_from_the_midpoint_towards_the_rarer_class():
     assert common_second.threshold() < 1.0  # fewer of the first label's texts: fewer answered as it
 
 
+def test_the_midpoint_moves_only_as_far_as_it_lies_beyond_its_noise():
+    # 0.1 logit off 0, 20 texts of the rarer class: the standard error 0.75 * sqrt(1/20 + 1/180) = 0.18
+    few = TwoClassMix(low=-3.0, high=3.2, variance=2.25, share=0.9, texts=200.0)
+    assert few.midpoint_error() == pytest.approx(0.75 * math.sqrt(1 / 20 + 1 / 180))
+    assert few.midpoint() == 0.0  # the model's own threshold: the sample cannot tell this bias from noise
+    assert few.threshold() == pytest.approx(2.25 / 6.2 * math.log(0.1 / 0.9))  # a job's mix still moves it
+    many = TwoClassMix(low=-3.0, high=3.2, variance=2.25, share=0.9, texts=20_000.0)
+    assert many.midpoint() == pytest.approx(0.1 - MIDPOINT_ERRORS * many.midpoint_error())
+    negative = TwoClassMix(low=-4.0, high=2.0, variance=2.25, share=0.1, texts=20_000.0)
+    assert negative.midpoint() == pytest.approx(-1.0 + MIDPOINT_ERRORS * negative.midpoint_error())
+    known = TwoClassMix(low=-3.0, high=3.2, variance=2.25, share=0.9)  # means given, not estimated
+    assert known.midpoint_error() == 0.0 and known.midpoint() == pytest.approx(0.1)
+
+
+def test_an_unbiased_model_keeps_its_threshold_on_small_skewed_samples():
+    """The model's 0 is right; a skewed sample's fitted midpoint is noise (and leans towards the common class):
+    held back by its error, balanced texts that come next are answered better than at the raw midpoint."""
+    rng = np.random.default_rng(11)
+    held, raw, none = [], [], []
+    later = two_classes(rng, 2000, 2000)
+    truth = np.array([1] * 2000 + [0] * 2000)
+    for _ in range(60):
+        counts = margin_counts(two_classes(rng, 190, 20))
+        mix = fit_mix(counts)
+        if mix is None or mix_weight(mix) < 1.0:
+            continue
+        mid = (mix.low + mix.high) / 2
+        held.append(right(later, truth, traffic_offsets(np.zeros(2), counts)))
+        raw.append(right(later, truth, np.array([-mid / 2, mid / 2])))
+        none.append(right(later, truth, np.zeros(2)))
+    assert len(held) > 30
+    assert np.mean(held) > np.mean(raw)
+    assert np.mean(held) >= np.mean(none) - 0.001
+
+
 def test_nothing_to_fit_where_every_raw_answer_is_one_labels():
     assert fit_mix(np.zeros(MARGIN_BINS)) is None
     one_side = np.zeros(MARGIN_BINS)
@@ -83,7 +119,11 @@ def test_skewed_traffic_is_corrected_towards_the_classes_midpoint():
     capped = np.array([-0.9, 0.9])  # a balanced correction that took part of the class mix for bias
     moved = traffic_offsets(capped, counts)
     assert moved.sum() == pytest.approx(0.0)  # centred, as every offset
-    assert moved[1] - moved[0] == pytest.approx((mix.low + mix.high) / 2) == pytest.approx(1.0, abs=0.2)
+    assert (mix.low + mix.high) / 2 == pytest.approx(1.0, abs=0.2)  # the bias, read through the class mix
+    # moved to it but for two standard errors of it (0.08 logit with 100 texts of the rarer class)
+    assert moved[1] - moved[0] == pytest.approx(mix.midpoint())
+    assert mix.midpoint() == pytest.approx((mix.low + mix.high) / 2 - 2 * mix.midpoint_error())
+    assert 0.05 < mix.midpoint_error() < 0.1
     later = two_classes(rng, 500, 500, bias=1.0)  # what comes next, balanced
     truth = np.array([1] * 500 + [0] * 500)
     assert right(later, truth, moved) > right(later, truth, capped)
