@@ -19,8 +19,8 @@ a classifier's outputs to a new mix the same way, here on the margin itself, so 
 probabilities).
 
 A skewed sample's fitted midpoint is noisy (its rarer class has few texts) and, where the classes' margins are not
-normal, off target even with the labels (IMDb's skewed samples: the midpoint the labels give answers a balanced set
-0.003 under no correction). So the midpoint moves the threshold from 0 (the model's own) only by as much as it lies
+normal, off target even with the labels (on IMDb's skewed samples the midpoint the labels give answers a balanced
+set under no correction). So the midpoint moves the threshold from 0 (the model's own) only by as much as it lies
 beyond ``MIDPOINT_ERRORS`` standard errors of it (a soft threshold: ``TwoClassMix.midpoint``), its error the one of
 two means' average, ``sd / 2 * sqrt(1 / rarer + 1 / commoner)``, from the texts fitted: a bias the sample can tell
 from noise is corrected less that margin, one it cannot is left as the model has it (docs/evaluation.md, "Two
