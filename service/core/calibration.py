@@ -96,6 +96,7 @@ import numpy as np
 from service.core.calibration_bursts import BurstDetector, BurstGuard
 from service.core.calibration_mix import DEFAULT_GATE, MARGIN_BINS, margin_counts, traffic_offsets
 from service.core.calibration_mix import job_offsets as own_mix_offsets
+from service.core.ramp import ramp
 from service.core.scoring import sigmoid, softmax
 
 # Redis hash field names: one prefix character, a separator that no prefix contains, then the label
@@ -314,8 +315,7 @@ def capped_share(stats: LabelStats, config: CalibrationConfig) -> float:
         return 1.0  # too few texts to tell a common class from a favoured label: the estimate safe for either
     start, end = config.skew_test
     # the decayed total as the sample size: at most the effective size, so chance is over-stated, not under
-    left = skew_left(stats.settled, stats.total)
-    return min(1.0, max(0.0, (left - start) / (end - start)))
+    return ramp(skew_left(stats.settled, stats.total), start, end)
 
 
 def coverage(wins: np.ndarray, slack: float) -> float:

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from service.core.ramp import ramp
+
 
 @dataclass(frozen=True)
 class BurstGuard:
@@ -79,6 +81,6 @@ class BurstDetector:
             # in a few dozen texts after the record's mix has moved to its own
             np.clip(self.sums, 0.0, 2.0 * end, out=self.sums)
             evidence = trust * float(self.sums.max())
-            out[t] = min(1.0, max(0.0, (end - evidence) / (end - start)))
+            out[t] = 1.0 - ramp(evidence, start, end)
         self.last_keep = float(out[-1])
         return out

@@ -44,6 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from service.core.ramp import ramp
+
 MARGIN_BIN = 0.1  # logits: a two-label softmax moves from 0.50 to 0.52 over two bins
 MARGIN_LIMIT = 25.0  # logits either way: a softmax of 1 - 1e-11, far beyond any answer's doubt
 MARGIN_BINS = int(2 * MARGIN_LIMIT / MARGIN_BIN)  # bin i holds margins from (i - MARGIN_BINS / 2) * MARGIN_BIN
@@ -134,17 +136,13 @@ def fit_mix(counts: np.ndarray, iterations: int = 200, tolerance: float = 1e-7) 
     return TwoClassMix(low=mu0, high=mu1, variance=var, share=share, texts=total)
 
 
-def _ramp(value: float, start: float, end: float) -> float:
-    return min(1.0, max(0.0, (value - start) / (end - start)))
-
-
 def mix_weight(mix: TwoClassMix | None, gate: tuple[float, float] = DEFAULT_GATE) -> float:
     """How much of the answer follows the job's mix: 0 while it is within ``gate[0]`` of even or the classes'
     margins are within ``SEPARATION[0]`` standard deviations, 1 from ``gate[1]`` and ``SEPARATION[1]``."""
     if mix is None:
         return 0.0
     apart = (mix.high - mix.low) / math.sqrt(mix.variance)
-    return _ramp(abs(mix.share - 0.5), *gate) * _ramp(apart, *SEPARATION)
+    return ramp(abs(mix.share - 0.5), *gate) * ramp(apart, *SEPARATION)
 
 
 def _fitted(counts: np.ndarray, gate: tuple[float, float] | None) -> tuple[TwoClassMix | None, float]:
