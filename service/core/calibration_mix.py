@@ -9,13 +9,12 @@ mixture").
 
 Both are served by the shape of the *margins* (the evidence of the second label less the first's, one per text, in
 logits), fitted with a mixture of two normal distributions of one variance (EM, started from the raw answers): its
-weight is the sample's mix, its two means the classes' typical margins, whatever the mix. Traffic and a frozen
-fit, whose coming texts' mix nobody knows, then separate the classes at the midpoint of the two means (held back by
-its noise, below) (what a
-balanced sample's correction aims at: ``traffic_offsets``). A job's answers are for its own texts, so each is
-answered as the class more likely given the job's mix: the midpoint moved by ``variance / (high - low) *
-log((1 - mix) / mix)`` towards the rarer class (``job_offsets``; Saerens, Latinne and Decaestecker (2002) adjust
-a classifier's outputs to a new mix the same way, here on the margin itself, so the scores need not be
+weight is the sample's mix, its two means the classes' typical margins, whatever the mix. Traffic and a frozen fit,
+whose coming texts' mix nobody knows, then separate the classes at the midpoint of the two means (what a balanced
+sample's correction aims at: ``traffic_offsets``), held back by its noise (below). A job's answers are for its own
+texts, so each is answered as the class more likely given the job's mix: the midpoint moved by ``variance / (high -
+low) * log((1 - mix) / mix)`` towards the rarer class (``job_offsets``; Saerens, Latinne and Decaestecker (2002)
+adjust a classifier's outputs to a new mix the same way, here on the margin itself, so the scores need not be
 probabilities).
 
 A skewed sample's fitted midpoint is noisy (its rarer class has few texts) and, where the classes' margins are not
