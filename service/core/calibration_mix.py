@@ -184,6 +184,13 @@ def _moved(offsets: np.ndarray, threshold: float, weight: float) -> np.ndarray:
     return weight * np.array([-threshold / 2, threshold / 2]) + (1 - weight) * np.asarray(offsets, dtype=np.float64)
 
 
+def _towards_midpoint(balanced: np.ndarray, mix: TwoClassMix, weight: float) -> np.ndarray:
+    """``balanced`` moved by ``weight`` to the held-back midpoint, its own threshold first kept between 0 and
+    that midpoint (``_bounded``)."""
+    mid = mix.midpoint()
+    return _moved(_bounded(balanced, mid), mid, weight)
+
+
 def _bounded(offsets: np.ndarray, midpoint: float) -> np.ndarray:
     """The balanced correction's threshold kept between 0 and the (held back) midpoint: on a sample the
     mixture finds skewed the balanced correction learns part of the common class as bias, so it moves the
@@ -198,13 +205,12 @@ def traffic_offsets(
 ) -> np.ndarray | None:
     """Two labels' offsets for texts of a mix nobody knows yet: the balanced correction (``balanced``, record
     order; None: uncalibrated, which stays so) moved towards the midpoint of the classes' margins where the
-    sample (``counts``: its margins, ``margin_counts``) is clearly skewed."""
+    sample (``counts``: its margins, ``margin_counts``) is clearly skewed, and kept within it there
+    (``_bounded``)."""
     if balanced is None or len(balanced) != 2:
         return balanced
     mix, weight = _fitted(counts, gate)
-    if mix is None or weight <= 0:
-        return balanced
-    return _moved(_bounded(balanced, mix.midpoint()), mix.midpoint(), weight)
+    return balanced if mix is None or weight <= 0 else _towards_midpoint(balanced, mix, weight)
 
 
 def job_offsets(
@@ -217,5 +223,4 @@ def job_offsets(
     mix, weight = _fitted(counts, gate)
     if mix is None or weight <= 0:
         return balanced
-    mid = mix.midpoint()
-    return _moved(_moved(_bounded(balanced, mid), mid, weight), mix.threshold(), weight)
+    return _moved(_towards_midpoint(balanced, mix, weight), mix.threshold(), weight)
