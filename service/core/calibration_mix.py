@@ -118,14 +118,20 @@ def midpoint_error(x: np.ndarray, w: np.ndarray, share: float, low: float, high:
         (1 - r) * d0 / variance,
         (r * d1**2 + (1 - r) * d0**2) / (2 * variance**2) - 1 / (2 * variance),
     ])  # fmt: skip
-    floor = known_classes_error(variance, share, float(w.sum()))
+    total = float(w.sum())
+    floor = known_classes_error(variance, share, total)
+    # per text, then divided by the texts: the same inverse without sums of 1e12-weighted squares; a near-singular
+    # information (too few distinct margins) overflows, and says no more than the floor
     try:
-        covariance = np.linalg.inv((scores * w) @ scores.T)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            covariance = np.linalg.inv((scores * (w / total)) @ scores.T) / total
     except np.linalg.LinAlgError:
+        return floor
+    if not np.isfinite(covariance).all():
         return floor
     half = np.array([0.0, 0.5, 0.5, 0.0])
     spread = float(half @ covariance @ half)
-    return max(math.sqrt(spread), floor) if math.isfinite(spread) and spread > 0 else floor
+    return max(math.sqrt(spread), floor) if spread > 0 else floor
 
 
 def fit_mix(counts: np.ndarray, iterations: int = 200, tolerance: float = 1e-7) -> TwoClassMix | None:
@@ -142,7 +148,8 @@ def fit_mix(counts: np.ndarray, iterations: int = 200, tolerance: float = 1e-7) 
     high = x > 0
     if total <= 0 or not w[high].sum() > 0 or not w[~high].sum() > 0:
         return None
-    share = float(w[high].sum()) / total
+    # within the loop's bounds from the start: a side whose texts have decayed for dozens of half-lives rounds to 0
+    share = min(max(float(w[high].sum()) / total, 1e-4), 1 - 1e-4)
     mu0 = float(w[~high] @ x[~high]) / float(w[~high].sum())
     mu1 = float(w[high] @ x[high]) / float(w[high].sum())
     var = max(float(w @ (x - np.where(high, mu1, mu0)) ** 2) / total, MARGIN_BIN**2)

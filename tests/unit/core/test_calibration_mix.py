@@ -4,6 +4,7 @@ classes apart, towards the midpoint for traffic and the sample's own mix for a j
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -201,3 +202,30 @@ def test_only_two_label_calibrated_samples_follow_their_mix():
     assert job_offsets(three, np.zeros(0)) is three and traffic_offsets(three, np.zeros(0)) is three
     assert job_offsets(np.array([-0.5, 0.5]), counts, None).tolist() == [-0.5, 0.5]  # the setting off
     assert MARGIN_BIN * MARGIN_BINS == pytest.approx(50.0)
+
+
+def test_a_side_decayed_for_dozens_of_half_lives_still_fits_or_is_left_alone():
+    """A long-lived record keeps its first texts' bins at weights like 2**-70 of its last ones' (until it is
+    rebased): the raw mix rounds to all one side, which must neither raise nor move the answer."""
+    counts = np.zeros(MARGIN_BINS)
+    counts[MARGIN_BINS // 2 + 40] = 1e12  # this record's recent texts, all one side
+    counts[MARGIN_BINS // 2 - 40] = 1e-9  # the other side, long decayed
+    mix = fit_mix(counts)
+    assert mix is None or (math.isfinite(mix.error) and mix.error >= 0)
+    assert np.all(np.isfinite(traffic_offsets(np.array([-0.3, 0.3]), counts)))
+
+
+def test_few_distinct_margins_give_a_finite_error_and_no_warning():
+    """Two or three occupied bins leave the mixture's information near singular: the error falls back to the
+    known-classes floor, without numpy's overflow warnings in the service's log."""
+    rng = np.random.default_rng(14)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(2000):
+            counts = np.zeros(MARGIN_BINS)
+            occupied = rng.integers(0, MARGIN_BINS, rng.integers(1, 6))
+            counts[occupied] = rng.choice([1e-9, 1e-3, 1.0, 3.0, 1e3, 1e12], len(occupied)) * rng.random(len(occupied))
+            mix = fit_mix(counts)
+            if mix is not None:
+                assert math.isfinite(mix.error) and mix.error >= 0
+                assert np.all(np.isfinite(job_offsets(np.array([-0.3, 0.3]), counts)))
