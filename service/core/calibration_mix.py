@@ -103,14 +103,24 @@ def known_classes_error(variance: float, share: float, texts: float) -> float:
     return math.sqrt(variance) / 2 * math.sqrt(1 / second + 1 / first)
 
 
+def _responsibility(x: np.ndarray, share: float, low: float, high: float, variance: float) -> np.ndarray:
+    """Each margin's responsibility of the second component, in log space (far margins underflow a plain exp)."""
+    a = math.log(share) - (x - high) ** 2 / (2 * variance)
+    b = math.log(1 - share) - (x - low) ** 2 / (2 * variance)
+    return 1.0 / (1.0 + np.exp(np.clip(b - a, -700, 700)))
+
+
+def _bounded_share(share: float) -> float:
+    # a side whose texts have decayed for dozens of half-lives rounds to 0, whose log the fit cannot take
+    return min(max(share, 1e-4), 1 - 1e-4)
+
+
 def midpoint_error(x: np.ndarray, w: np.ndarray, share: float, low: float, high: float, variance: float) -> float:
     """The standard error of the fitted midpoint ``(low + high) / 2`` from the mixture's observed information
     (the outer product of each margin's score for share, both means and the variance, ``w`` texts at each ``x``),
     at least ``known_classes_error``: the sample does not say which class each text is, and a text between
     the classes informs both means less than one that is clearly either."""
-    a = math.log(share) - (x - high) ** 2 / (2 * variance)
-    b = math.log(1 - share) - (x - low) ** 2 / (2 * variance)
-    r = 1.0 / (1.0 + np.exp(np.clip(b - a, -700, 700)))  # each margin's responsibility of the second class
+    r = _responsibility(x, share, low, high, variance)
     d1, d0 = x - high, x - low
     scores = np.stack([
         r / share - (1 - r) / (1 - share),
@@ -148,23 +158,19 @@ def fit_mix(counts: np.ndarray, iterations: int = 200, tolerance: float = 1e-7) 
     high = x > 0
     if total <= 0 or not w[high].sum() > 0 or not w[~high].sum() > 0:
         return None
-    # within the loop's bounds from the start: a side whose texts have decayed for dozens of half-lives rounds to 0
-    share = min(max(float(w[high].sum()) / total, 1e-4), 1 - 1e-4)
+    share = _bounded_share(float(w[high].sum()) / total)
     mu0 = float(w[~high] @ x[~high]) / float(w[~high].sum())
     mu1 = float(w[high] @ x[high]) / float(w[high].sum())
     var = max(float(w @ (x - np.where(high, mu1, mu0)) ** 2) / total, MARGIN_BIN**2)
     for _ in range(iterations):
-        # responsibilities of the second component, in log space (far margins underflow a plain exp)
-        a = math.log(share) - (x - mu1) ** 2 / (2 * var)
-        b = math.log(1 - share) - (x - mu0) ** 2 / (2 * var)
-        r = 1.0 / (1.0 + np.exp(np.clip(b - a, -700, 700)))
+        r = _responsibility(x, share, mu0, mu1, var)
         r1, r0 = float(w @ r), float(w @ (1 - r))
         if r1 <= 0 or r0 <= 0:
             return None
         new = (r1 / total, float(w @ (r * x)) / r1, float(w @ ((1 - r) * x)) / r0)
         var = max(float(w @ (r * (x - new[1]) ** 2 + (1 - r) * (x - new[2]) ** 2)) / total, MARGIN_BIN**2)
         moved = abs(new[0] - share) + abs(new[1] - mu1) + abs(new[2] - mu0)
-        share, mu1, mu0 = min(max(new[0], 1e-4), 1 - 1e-4), new[1], new[2]
+        share, mu1, mu0 = _bounded_share(new[0]), new[1], new[2]
         if moved < tolerance:
             break
     if not mu1 > mu0:
