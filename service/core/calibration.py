@@ -33,25 +33,25 @@ then on a text's weight halves every ``half_life`` texts (``age``: a text counts
 label wins: ``w = min(1, max(cap * (1 - share) / (K - 1), cap_floor) / share)``, ``share`` that label's share
 of the wins, so texts won by one label count for at most what each other label wins on average (with many
 labels at least ``cap_floor``, 10%). A balanced sample has weights of 1 (the plain mean); a skewed one is
-re-balanced by predicted class, with two labels in full (a 91/9 sample weighs 9/9). A cap at the balanced
-share 1 / K left such a sample 85/15, and two-label tasks with one class 5-10 times as frequent up to 0.04 below
-no correction (docs/evaluation.md, "The other labels' share"). The plain mean over a sample where one class is 5-10x as
-frequent learns that class's in-class lift as bias (THUCNews, answering such samples: -0.034 accuracy on
-average against no correction; capped: +0.007). bench/studies/label_calibration.py compares this with the plain
-mean, leave-the-winner-out, posterior-weighted means (with and without an EM prior), the median, prior matching
-and content-free inputs.
+re-balanced by predicted class, with two labels in full (a 91/9 sample weighs 9/9): a cap at the balanced
+share 1 / K leaves such a sample lopsided, and its common class's lift is learned as bias again
+(docs/evaluation.md, "The other labels' share"). The plain mean over a sample where one class is several times as
+frequent learns that class's in-class lift as bias and answers worse than no correction (docs/evaluation.md,
+"Label calibration"); bench/studies/label_calibration.py compares the cap with the plain mean,
+leave-the-winner-out, posterior-weighted means (with and without an EM prior), the median, prior matching and
+content-free inputs.
 
 **Skew test**: the cap also binds where no class is common, for a label the model itself favours (a label
 winning 70% of a balanced two-label sample is capped like a common class), and keeps part of that bias in:
-on balanced samples the capped estimate stays below the plain mean (THUCNews: 0.601 against 0.605). So the
+on balanced samples the capped estimate stays below the plain mean (docs/evaluation.md, "The skew test"). So the
 record also keeps the plain sums and who wins *after* the capped correction (``settled``): where the winners
 are then balanced (``skew_left`` under ``skew_test[0]``) the excess wins were bias and the plain mean is used;
 where one class still wins more than its share (``skew_test[1]`` and over: a class 5 times as frequent as
 each other reads ~0.5), the capped estimate is; linear between (bench/studies/calibration_estimators.py).
 The winners are read after the capped correction *before* shrinkage: the test asks whether the model's bias,
-once corrected, explains the excess wins, and a small sample's shrunk correction leaves that bias in them (the
-English support set's 16-text halves then read as skewed one time in six, 0.006 under plain centring; 0.011 on
-its jobs). Under ``SKEW_TEST_TEXTS_PER_LABEL`` texts per label the test is not made and the capped estimate is
+once corrected, explains the excess wins, and a small sample's shrunk correction leaves that bias in them, so
+a balanced sample of a few texts per label would read as skewed (docs/evaluation.md, "Small samples"). Under
+``SKEW_TEST_TEXTS_PER_LABEL`` texts per label the test is not made and the capped estimate is
 used: with ten texts over six labels a noisy correction moving one text swings ``skew_left`` across the whole
 test, and the plain mean of a sample that small is the worst estimate if a class is common (docs/evaluation.md,
 "Small samples").
@@ -66,8 +66,8 @@ learned as a biased one again, so the cap stays at 1.
 **Noise**: offsets estimated from few texts are noisy; each centred offset is shrunk towards 0 by an
 empirical-Bayes factor ``tau² / (tau² + v_i)`` (``v_i``: its sampling variance; ``tau²``: the spread of the
 offsets beyond that noise), so a small or bias-free sample corrects little, a large one fully. That is the
-capped estimate's; the plain mean the skew test picks is used as it is (shrunk, it stayed 0.02-0.03 below
-plain centring on the English support set's 16-text halves, and the bar is plain centring). Below
+capped estimate's; the plain mean the skew test picks is used as it is (the test picks it where the sample is
+balanced, whose bar is plain centring itself; shrunk, it stayed under that bar on small halves). Below
 ``min_texts`` texts seen there is no correction at all (``offsets`` returns None: "uncalibrated"). Texts
 seen, not their decayed sum: the decayed sum only grows with them, and a user reading "texts: 50" in an
 answer should find it corrected at the number the setting names.
@@ -116,13 +116,13 @@ class CalibrationConfig:
 
     half_life: float = 2000.0  # texts; math.inf = never forget (a frozen fit, a job)
     # texts seen before any correction ("uncalibrated" below): from 10 texts the correction gained on average on
-    # every set measured (docs/evaluation.md: English halves of 16-30 texts as much as plain centring; THUCNews and
-    # CIC from 10 texts), and a sample that few texts cover is held back by shrinkage and the coverage guard
+    # every set measured (docs/evaluation.md, "The other labels' share"), and a sample that few texts cover is held
+    # back by shrinkage and the coverage guard
     min_texts: float = 10.0
     # skew guard: a text's weight is min(1, max(cap * (1 - share) / (K - 1), cap_floor) / share), share its top
     # label's share of the wins (at most what each other label wins on average); cap = math.inf: the plain mean.
-    # The floor keeps a many-label set (CIC: 118 intents, naturally 1-129 rows each) from treating every
-    # ordinary frequent intent as skew: what moves offsets is an absolute share
+    # The floor keeps a set of many labels, some naturally far more frequent than others (an intent set), from
+    # treating every ordinary frequent label as skew: what moves offsets is an absolute share
     cap: float = 1.0
     shrink: bool = True  # empirical-Bayes shrinkage of noisy offsets
     cap_floor: float = 0.1
@@ -324,8 +324,8 @@ def coverage(wins: np.ndarray, slack: float) -> float:
     (nearly) every text says nothing about the other labels' background: its offsets would only push that
     label down, which a flood of one label's texts must not do. A model's own bias (a label winning, say, 70%
     of a balanced two-label sample) keeps the whole correction with the default slack of 2; squared, a
-    two-label sample won 95/5 keeps 4% of it (linear: 20%, which still took a flooded pair of THUCNews
-    classes below uncalibrated: docs/evaluation.md "Which estimator")."""
+    two-label sample won 95/5 keeps 4% of it (linear, a fifth of it still took a flooded pair of classes below
+    uncalibrated: docs/evaluation.md, "Which estimator")."""
     k = len(wins)
     total = float(np.sum(wins))
     if math.isinf(slack) or k < 2 or total <= 0:
@@ -641,9 +641,8 @@ def blend_shares(weight: float, counts: Sequence[int], reference: int = 3) -> np
     """The wording's share in each label's blend when the wording is worth a fixed number of examples:
     ``n0 / (n0 + k)`` for a label with ``k`` examples, with ``n0 = reference * weight / (1 - weight)``, so
     a label with ``reference`` examples gets exactly ``weight``; 0 and 1 keep their meaning (prototype
-    only, wording only). Measured (bench/studies/label_calibration.py): one fixed share is too much wording for
-    labels with many examples (CIC, 7 per label: blend 0.2 under the plain prototype) and too little for
-    labels with few."""
+    only, wording only): one fixed share is too much wording for labels with many examples and too little for
+    labels with few (docs/evaluation.md, "Examples")."""
     k = np.asarray(counts, dtype=np.float64)
     if weight >= 1.0:
         return np.ones_like(k)
@@ -666,9 +665,8 @@ def wording_agrees(
     closest to their prototype among every label's (``wording``, [labels, dim]; cosines less ``offsets``, as
     texts see them), else 1.0. A wording that points at another label's examples describes something else
     than what the label's examples show, and they alone should speak for it; with fewer examples the
-    prototype is too noisy to judge by, and the wording, worth more then, stays. Measured (docs/evaluation.md,
-    "Examples"): CIC with 7 examples per label, adaptive shares alone 0.642 against the plain prototype's 0.641
-    (worst of 10 seeds -0.010); gated, every seed of 20 at or above it."""
+    prototype is too noisy to judge by, and the wording, worth more then, stays: without this gate the adaptive
+    shares alone fell under the plain prototype on some samples (docs/evaluation.md, "Examples")."""
     closeness = np.asarray(prototypes) @ np.asarray(wording).T  # [have, labels]
     if offsets is not None:
         closeness = closeness - offsets

@@ -2,10 +2,9 @@
 
 On two labels a class that is common and a label that is favoured look alike in unlabelled texts, and the
 balanced correction of ``core.calibration`` (capped weights, the skew test, the coverage guard) leaves skewed
-samples a few thousandths under no correction on average on THUCNews' 90 two-label tasks; a job made mostly of one
-class lost more (-0.013 on jobs of one class ten times the other, 35 of 45 tasks under no correction), since its
-correction pushes that class down on the very texts it answers (docs/evaluation.md, "Two labels: the margins'
-mixture").
+samples a little under no correction on average; a job made mostly of one class loses more, since its
+correction pushes that class down on the very texts it answers (docs/evaluation.md, "Every two-label task" and
+"Two labels: the margins' mixture").
 
 Both are served by the shape of the *margins* (the evidence of the second label less the first's, one per text, in
 logits), fitted with a mixture of two normal distributions of one variance (EM, started from the raw answers): its
@@ -18,23 +17,22 @@ adjust a classifier's outputs to a new mix the same way, here on the margin itse
 probabilities).
 
 A skewed sample's fitted midpoint is noisy (its rarer class has few texts) and, where the classes' margins are not
-normal, off target even with the labels (on IMDb's skewed samples the midpoint the labels give answers a balanced
-set under no correction). So the midpoint moves the threshold from 0 (the model's own) only by as much as it lies
-beyond ``MIDPOINT_ERRORS`` standard errors of it (a soft threshold: ``TwoClassMix.midpoint``): a bias the sample
-can tell from noise is corrected less that margin, one it cannot is left as the model has it. The error is the
-fit's own, from the mixture's observed information (``midpoint_error``): the sample does not say which class each
-text is, so the midpoint varies more than two means of known classes would (a median 1.3-1.4 times on the review
-sets' skewed samples; the formula for known classes, ``known_classes_error``, is its floor). Where the mixture is
-trusted only in part, the rest of the answer, the balanced correction, moves the threshold no further than the
-held-back midpoint, nor the other way (``_bounded``): on a sample the mixture finds skewed it has learned part of
-the common class as bias (docs/evaluation.md, "Two labels: the midpoint held back by its noise" and "... by the
-fit's own error").
+normal, off target even with the labels (on a review set's skewed samples the midpoint the labels give answers a
+balanced set under no correction). So the midpoint moves the threshold from 0 (the model's own) only by as much as
+it lies beyond ``MIDPOINT_ERRORS`` standard errors of it (a soft threshold: ``TwoClassMix.midpoint``): a bias the
+sample can tell from noise is corrected less that margin, one it cannot is left as the model has it. The error is
+the fit's own, from the mixture's observed information (``midpoint_error``): the sample does not say which class
+each text is, so the midpoint varies more than two means of known classes would (the formula for known classes,
+``known_classes_error``, is its floor). Where the mixture is trusted only in part, the rest of the answer, the
+balanced correction, moves the threshold no further than the held-back midpoint, nor the other way (``_bounded``):
+on a sample the mixture finds skewed it has learned part of the common class as bias (docs/evaluation.md, "Two
+labels: the midpoint held back by its noise" and "... by the fit's own error").
 
 A sample whose mix is near even keeps the balanced correction as it is (a plain mean, less noisy than a fitted
 midpoint): the mixture's share grows from 0 to 1 as the fitted mix departs from one half by ``gate[0]`` to
 ``gate[1]``, and as the two means move from 2 to 3 standard deviations apart (``SEPARATION``): closer, the
-margins are one hump and a mixture's weight is a guess (THUCNews' confusable 财经-股票 had balanced jobs fitted as
-80/20, which lost up to 0.13 before this gate).
+margins are one hump and a mixture's weight is a guess (a confusable pair's balanced jobs were fitted as 80/20 and
+lost heavily before this gate: docs/evaluation.md, "Two labels: the margins' mixture").
 
 The margins are kept as sums per bin of ``MARGIN_BIN`` logits (``LabelStats.margins``, decayed and weighed like
 every other sum, so replicas and a job's chunks add them up); margins beyond ``MARGIN_LIMIT`` fall in the last

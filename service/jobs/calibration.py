@@ -10,8 +10,8 @@ texts), on two labels moved towards the job's own mix where it is skewed (``core
 texts behind them.
 
 A job of one chunk is the fit over its whole sample; chunks run on any replica in any order, so in a longer
-job a text's weight depends a little on which chunks were summed before its own (the study measured such a
-streaming estimate within 0.001-0.002 accuracy of the whole-sample fit: docs/evaluation.md). A job's answers
+job a text's weight depends a little on which chunks were summed before its own (such a streaming estimate
+answers nearly as the whole-sample fit does: docs/evaluation.md, "Label calibration"). A job's answers
 are not bit-for-bit reproducible across runs: a frozen calibration (``zsc calibrate``) is.
 """
 
