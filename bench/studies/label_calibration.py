@@ -57,7 +57,7 @@ from harness.progress import say
 from harness.report import pyplot, result_folder, save, table
 from loadtest.workload import SHARED
 from service.core import calibration as cal
-from service.core.scoring import example_evidence, prompt_ensemble
+from service.core.scoring import example_evidence, prompt_ensemble, sigmoid, softmax
 
 DEFAULT_CACHE = Path.home() / ".cache" / "zsc-label-calibration"
 CONTENT_FREE = ("N/A", "。", "")
@@ -439,9 +439,9 @@ def thresholds(case: Case, seed: int = 0) -> dict:
     shift = est_service(NO_DECAY)(e[a])
     target, truth = e[b], y[b]
     out = {}
-    for name, s in (("without", None), ("with", shift)):
-        p = cal.single_label_scores(target, s)
-        multi = cal.multi_label_scores(case.scale * (case.cos[b] - case.bias), s)
+    for name, s in (("without", 0.0), ("with", shift)):
+        p = softmax(target - s)
+        multi = sigmoid(case.scale * (case.cos[b] - case.bias) - s)
         above = multi >= 0.5
         onehot = np.zeros_like(above)
         onehot[np.arange(len(truth)), truth] = True

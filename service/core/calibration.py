@@ -97,7 +97,6 @@ from service.core.calibration_bursts import BurstDetector, BurstGuard
 from service.core.calibration_mix import DEFAULT_GATE, MARGIN_BINS, margin_counts, traffic_offsets
 from service.core.calibration_mix import job_offsets as own_mix_offsets
 from service.core.ramp import ramp
-from service.core.scoring import sigmoid, softmax
 
 # Redis hash field names: one prefix character, a separator that no prefix contains, then the label
 _SEP = "|"
@@ -502,25 +501,6 @@ class Columns:
         out = np.empty(len(self.order))
         out[self.order] = values
         return out
-
-
-# -- the correction --------------------------------------------------------------------------------
-def corrected(evidence: np.ndarray, shift: np.ndarray | None) -> np.ndarray:
-    """Evidence minus the offsets (per label; ``evidence`` may be one text's [labels] or [texts, labels])."""
-    x = np.asarray(evidence, dtype=np.float64)
-    return x if shift is None else x - np.asarray(shift, dtype=np.float64)
-
-
-def single_label_scores(evidence: np.ndarray, shift: np.ndarray | None) -> np.ndarray:
-    """softmax over labels of the corrected evidence (scores sum to 1 per text)."""
-    return softmax(corrected(evidence, shift))
-
-
-def multi_label_scores(evidence: np.ndarray, shift: np.ndarray | None) -> np.ndarray:
-    """sigmoid of each label's corrected pairwise evidence (embedding: scale * (cos - bias); NLI: entailment
-    minus contradiction). The offsets are centred, so the labels' mean logit, hence what a threshold
-    lets through on average, is the model's."""
-    return sigmoid(corrected(evidence, shift))
 
 
 # -- serialisation -----------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 
 from service.core import calibration as cal
 from service.core.model_spec import ModelSpec
-from service.core.scoring import embedding_finish, nli_finish
+from service.core.scoring import embedding_finish
 from service.core.task import Task, label_side, score_texts
 
 LABELS = ("billing", "shipping", "refund", "praise", "account", "other")
@@ -334,16 +334,6 @@ def test_nli_entailment_logits_calibrate_the_same_way():
 
 
 # -- the correction and thresholds -----------------------------------------------------------------------------
-def test_without_offsets_the_scores_are_the_services():
-    rng = np.random.default_rng(12)
-    cos = rng.uniform(0.7, 0.9, len(LABELS))
-    np.testing.assert_allclose(cal.single_label_scores(125 * cos, None), embedding_finish(cos, 125, 0.83, False))
-    np.testing.assert_allclose(cal.multi_label_scores(125 * (cos - 0.83), None), embedding_finish(cos, 125, 0.83, True))
-    logits = rng.normal(size=len(LABELS))
-    np.testing.assert_allclose(cal.single_label_scores(logits, None), nli_finish(logits, False))
-    np.testing.assert_allclose(cal.multi_label_scores(logits, None), nli_finish(logits, True))
-
-
 def test_thresholds_keep_their_meaning():
     """Centred offsets move labels against each other, never the set's level: single-label scores still
     sum to 1; the mean multi-label logit is the model's, so a threshold lets as many labels through on
@@ -357,15 +347,17 @@ def test_thresholds_keep_their_meaning():
     off = cal.offsets(cal.fit(single, LABELS, NO_DECAY), NO_DECAY)
     off_multi = cal.offsets(cal.fit(scale * (cos - b), LABELS, NO_DECAY), NO_DECAY)
     np.testing.assert_allclose(off, off_multi, atol=1e-9)
-    np.testing.assert_allclose(cal.single_label_scores(single, off).sum(1), 1.0)
+    # the service corrects the cosines by the offsets in cosine units (core.task), then finishes as ever
+    corrected_cos = cos - off / scale
+    np.testing.assert_allclose(embedding_finish(corrected_cos, scale, b, False).sum(1), 1.0)
     multi = scale * (cos - b)
-    np.testing.assert_allclose(cal.corrected(multi, off).mean(1), multi.mean(1))
-    above_raw = (cal.multi_label_scores(multi, None) >= 0.5).sum()
-    above_cal = (cal.multi_label_scores(multi, off) >= 0.5).sum()
-    assert abs(above_cal - above_raw) < 0.05 * multi.size
+    np.testing.assert_allclose((multi - off).mean(1), multi.mean(1))
+    above_raw = (embedding_finish(cos, scale, b, True) >= 0.5).sum()
+    above = embedding_finish(corrected_cos, scale, b, True) >= 0.5
+    assert abs(above.sum() - above_raw) < 0.05 * multi.size
     # what moved: the biased label passes less often, the one biased down more often
-    assert (cal.multi_label_scores(multi, off) >= 0.5)[:, 0].sum() < (multi >= 0)[:, 0].sum()
-    assert (cal.multi_label_scores(multi, off) >= 0.5)[:, 4].sum() > (multi >= 0)[:, 4].sum()
+    assert above[:, 0].sum() < (multi >= 0)[:, 0].sum()
+    assert above[:, 4].sum() > (multi >= 0)[:, 4].sum()
 
 
 # -- serialisation -------------------------------------------------------------------------------------------
