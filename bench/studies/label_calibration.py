@@ -47,7 +47,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -524,8 +524,11 @@ def examples_study(data: LabelledSet, embedder: Embedder, wording: str, k: int, 
         shares = cal.blend_shares(spec.example_weight, counts)
         add("adaptive shares only", rule(cos, sim, "blend", shares))
         add("example-centred wording only", rule(cos - alpha, sim, "blend", spec.example_weight))
-        proposal = rule(cos - alpha, sim, "blend", shares)
-        add("proposal: adaptive + example-centred", proposal)
+        add("proposal: adaptive + example-centred", rule(cos - alpha, sim, "blend", shares))
+        # the service's rule: the proposal, a label's wording left out where its examples point elsewhere
+        agrees = cal.wording_agrees(proto, wording_rows, have, counts, alpha)
+        service = rule(cos - alpha, sim, "blend", shares * agrees)
+        add("service: adaptive, example-centred, wording gated", service)
         # traffic calibration on top, estimated on the answered texts themselves ("job")
         scale = spec.logit_scale
         full = scale * rule(cos, sim, "blend", spec.example_weight)
@@ -541,8 +544,8 @@ def examples_study(data: LabelledSet, embedder: Embedder, wording: str, k: int, 
             side = label_side(task, label_rows)
             for j in range(0, len(test), max(1, len(test) // 40)):
                 got = int(np.argmax(score_texts(spec, task, x[j : j + 1], side)))
-                if got != int(np.argmax(proposal[j])):
-                    raise AssertionError(f"the study's proposal differs from task.score_texts on text {test[j]}")
+                if got != int(np.argmax(service[j])):
+                    raise AssertionError(f"the study's service rule differs from task.score_texts on text {test[j]}")
     out = {"set": data.name, "wording": wording, "k": k, "mode": mode, "seeds": seeds,
            "labels": n_labels, "labels_with_examples": float(np.mean(have_counts)), "measured": len(test)}  # fmt: skip
     base = np.array(res["plain prototype"])
@@ -734,7 +737,7 @@ def main(argv: list[str] | None = None) -> int:
     cases, embedders = build_cases(models, sets, args.cache)
     results: dict = {"date": time.strftime("%Y-%m-%d"), "command": "python -m bench.studies.label_calibration"
                      + (" --smoke" if args.smoke else ""), "models": [embedders[m].tag for m in models],
-                     "config": {k: getattr(CHOSEN, k) for k in CHOSEN.__dataclass_fields__}, "cases": []}  # fmt: skip
+                     "config": asdict(CHOSEN), "cases": []}  # fmt: skip
     for case in cases:
         say(f"{case.model} {case.name}: candidates x protocols")
         results["cases"].append({
