@@ -45,7 +45,9 @@ class OpenVinoBackend:
     def load(
         cls, path: str | Path, spec: ModelSpec, threads: int, precision: str, cache_dir: Path | None
     ) -> OpenVinoBackend:
-        model_file = onnx_path(path, "fp32")
+        # OpenVINO names a compiled model by the path it was read from, links and all: a store reached through
+        # a link (each harness server's home links to the shared store) would compile and keep a blob per link
+        model_file = onnx_path(Path(path).resolve(), "fp32")
         if not model_file.is_file():
             raise FileNotFoundError(f"{model_file} is missing: import the model with --onnx (or set ZSC_RUNTIME=torch)")
         if precision not in HINTS:

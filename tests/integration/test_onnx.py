@@ -86,6 +86,18 @@ def test_openvino_fp32_reads_the_same_graph_and_matches_onnx_runtime(exported, k
     assert any(cache.iterdir())  # the compiled model, for the next start
 
 
+def test_openvino_keeps_one_compiled_model_whatever_link_leads_to_the_store(exported, tmp_path):
+    """Two servers whose homes link to one store (harness.launchers.bento_serve) read one compiled model: the
+    cache does not grow by a blob (hundreds of MB for a real model) at every start."""
+    path, spec = exported["nli"]
+    cache = tmp_path / "compiled"
+    for home in ("a", "b"):
+        (tmp_path / home).mkdir()
+        (tmp_path / home / "models").symlink_to(path.parent)
+        load_backend(tmp_path / home / "models" / path.name, spec, "openvino", "cpu", 1, "fp32", cache)
+    assert len(list(cache.glob("*.blob"))) == 1
+
+
 def test_onnx_int8_top1_agreement_on_real_sentences(exported):
     """The real bundled encoder on the shipped English workload: the int8 graph picks the same top label."""
     rows = [r for r in load_rows() if r.lang == "en"]
