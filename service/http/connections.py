@@ -20,6 +20,8 @@ with what has arrived (``MinRate``). This protocol does the same, per connection
   drops the connection;
 - idle keep-alive connections close after ``ZSC_KEEP_ALIVE_S`` (uvicorn's own timer).
 
+Each request's answer goes out whole or not at all (``http/whole_answers.py``).
+
 The edge (``http/edge``) admits a request only once its body is read, so none of these clients is ever
 counted in flight or seen by the learned limit. ``install`` puts the class where uvicorn looks up its HTTP
 protocol, before BentoML's worker loads its configuration (the service module calls it at import).
@@ -38,6 +40,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from service.config import Settings
 from service.errors import HeadTooLarge, RequestTimeout, ServiceError
 from service.http.errors import raw_answer
+from service.http.whole_answers import HeadWithBody
 from service.obs.logs import EverySecond
 
 log = logging.getLogger("zsc.access")
@@ -109,7 +112,10 @@ class GuardedProtocol(HttpToolsProtocol):
 
     # -- httptools' callbacks ------------------------------------------------------------------------------
     def on_headers_complete(self) -> None:
+        before = self.cycle
         super().on_headers_complete()
+        if self.cycle is not None and self.cycle is not before:  # a new request (not an upgrade)
+            self.cycle.transport = HeadWithBody(self.transport, self.cycle)
         if self._state in ("head", "idle"):
             self._state = "body"  # until on_message_complete, which follows at once when there is no body
             self._arm(self.loop.time() + self.limits.body_timeout_s)

@@ -21,8 +21,11 @@ BIG = b"x" * (32 * 2**20)  # more than loopback's socket buffers hold: the serve
 
 
 async def app(scope, receive, send):
-    """Reads the whole body, answers its length; /big answers 32 MB."""
+    """Reads the whole body, answers its length; /big answers 32 MB; /slow, /dies and /stream: ``answer_apart``."""
     if scope["type"] != "http":
+        return
+    if scope["path"] in ("/slow", "/dies", "/stream"):
+        await answer_apart(scope["path"], send)
         return
     size = 0
     while True:
@@ -36,6 +39,16 @@ async def app(scope, receive, send):
     headers = [(b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+async def answer_apart(path: str, send) -> None:
+    """The head, then 0.4 s, then the body: /slow; /dies fails instead of sending it; /stream has no length."""
+    headers = [] if path == "/stream" else [(b"content-length", b"2")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await asyncio.sleep(0.4)
+    if path == "/dies":
+        raise RuntimeError("the replica died between the head and the body")
+    await send({"type": "http.response.body", "body": b"{}"})
 
 
 @pytest.fixture
@@ -175,3 +188,42 @@ def test_an_answer_left_unread_is_dropped_after_the_send_timeout_and_idle_connec
     dropped_after, closed, idle_for = serve(scenario)
     assert 0.5 < dropped_after < 4.0, dropped_after
     assert closed == b"" and 0.4 < idle_for < 3.0
+
+
+def test_an_answer_of_known_length_goes_whole_or_not_at_all(serve):
+    """Its head waits for its body (http/whole_answers.py), so an app that fails between the two leaves the
+    client with nothing (nginx then retries on another replica) rather than a head without a body; a streamed
+    answer's head goes at once; ``100 Continue`` is not held."""
+
+    async def nothing_within(reader: asyncio.StreamReader, seconds: float) -> bool:
+        try:
+            await asyncio.wait_for(reader.read(1), seconds)
+        except TimeoutError:
+            return True
+        return False
+
+    async def scenario(port, server):
+        out = {}
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+        out["slow_head_early"] = not await nothing_within(reader, 0.25)
+        out["slow"] = await asyncio.wait_for(reader.readuntil(b"{}"), 5)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /dies HTTP/1.1\r\nHost: t\r\n\r\n")
+        out["dies"] = await asyncio.wait_for(reader.read(), 5)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /stream HTTP/1.1\r\nHost: t\r\n\r\n")
+        out["stream_head"] = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 0.3)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
+        out["continue"] = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 2)
+        writer.write(b"{}")
+        out["after_continue"] = await asyncio.wait_for(reader.readuntil(b"}"), 5)
+        return out
+
+    out = serve(scenario)
+    assert not out["slow_head_early"] and out["slow"].startswith(b"HTTP/1.1 200 ")
+    assert out["dies"] == b""
+    assert out["stream_head"].startswith(b"HTTP/1.1 200 ") and b"transfer-encoding: chunked" in out["stream_head"]
+    assert out["continue"] == b"HTTP/1.1 100 Continue\r\n\r\n"
+    assert b" 200 " in out["after_continue"] and b'{"received": 2}' in out["after_continue"]
