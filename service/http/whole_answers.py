@@ -10,7 +10,8 @@ held until the body's first bytes, nginx gets nothing from the dying replica and
 live one (``proxy_next_upstream``).
 
 Only heads with a ``Content-Length`` wait: a streamed answer's head goes at once, since its first chunk may
-be a while coming. What uvicorn writes before the answer starts (``100 Continue``) is not held either.
+be a while coming, and so does the answer to a HEAD, which has no body. What uvicorn writes before the
+answer starts (``100 Continue``) is not held either.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ class HeadWithBody:
         if cycle.response_started and not self._head_seen:
             # the head: uvicorn set response_started and read Content-Length from it before writing it
             self._head_seen = True
-            if cycle.chunked_encoding is False and cycle.expected_content_length > 0:
+            # uvicorn writes no body for a HEAD: its head would wait for nothing
+            known_length = cycle.chunked_encoding is False and cycle.expected_content_length > 0
+            if known_length and cycle.scope["method"] != "HEAD":
                 self._held = data
                 return
         if self._held is not None:

@@ -193,7 +193,7 @@ def test_an_answer_left_unread_is_dropped_after_the_send_timeout_and_idle_connec
 def test_an_answer_of_known_length_goes_whole_or_not_at_all(serve):
     """Its head waits for its body (http/whole_answers.py), so an app that fails between the two leaves the
     client with nothing (nginx then retries on another replica) rather than a head without a body; a streamed
-    answer's head goes at once; ``100 Continue`` is not held."""
+    answer's head goes at once; ``100 Continue`` is not held, nor the answer to a HEAD (it has no body)."""
 
     async def nothing_within(reader: asyncio.StreamReader, seconds: float) -> bool:
         try:
@@ -219,6 +219,11 @@ def test_an_answer_of_known_length_goes_whole_or_not_at_all(serve):
         out["continue"] = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 2)
         writer.write(b"{}")
         out["after_continue"] = await asyncio.wait_for(reader.readuntil(b"}"), 5)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(
+            b"HEAD /slow HTTP/1.1\r\nHost: t\r\n\r\nGET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
+        )
+        out["head_then_get"] = await asyncio.wait_for(reader.read(), 5)
         return out
 
     out = serve(scenario)
@@ -227,3 +232,4 @@ def test_an_answer_of_known_length_goes_whole_or_not_at_all(serve):
     assert out["stream_head"].startswith(b"HTTP/1.1 200 ") and b"transfer-encoding: chunked" in out["stream_head"]
     assert out["continue"] == b"HTTP/1.1 100 Continue\r\n\r\n"
     assert b" 200 " in out["after_continue"] and b'{"received": 2}' in out["after_continue"]
+    assert out["head_then_get"].count(b"HTTP/1.1 200 ") == 2 and out["head_then_get"].endswith(b"\r\n\r\n{}")
