@@ -33,3 +33,29 @@ def test_each_protocol_is_read_against_its_bar_and_a_tie_is_not_a_loss():
     plain = dict(zip(PROTOCOLS, rows["plain centring"]))
     assert plain["one class"] == "-0.7500 (2/2 under, worst -0.800)"
     assert plain[IN_ORDER] == "—" and cells[IN_ORDER] == cells["skew x5"]  # not measured: no number, no count
+
+
+def test_a_correction_that_changes_none_of_its_own_answers_is_not_applied():
+    import numpy as np
+
+    from bench.studies.calibration_estimators import scaled_by_changed_answers
+
+    wide = np.array([[5.0, 0.0], [0.0, 5.0], [4.0, 0.5]])  # margins far wider than the correction
+    nudge = scaled_by_changed_answers(lambda e, src: np.array([0.5, -0.5]))
+    assert np.array_equal(nudge(wide, np.zeros(3)), [0.0, 0.0])
+    close = np.array([[0.2, 0.0], [0.0, 5.0], [4.0, 0.5]])  # the first text's answer changes
+    assert np.array_equal(nudge(close, np.zeros(3)), [0.5, -0.5])
+
+
+def test_the_median_candidate_learns_a_bias_every_text_shows_not_one_class_s_lift():
+    import numpy as np
+
+    from bench.studies.calibration_estimators import capped_median, plain
+
+    rng = np.random.default_rng(0)
+    e = rng.normal(0.0, 0.5, size=(200, 4))
+    e[:, 1] += 0.3  # a bias every text shows
+    e[:20, 2] += 3.0  # one class's lift of its own label: the mean learns it as bias, the median hardly
+    mean, found = plain(e, np.zeros(200)), capped_median(e, np.zeros(200))
+    assert mean[2] > 0.05 and int(np.argmax(found)) == 1
+    assert found[2] < mean[2] / 4
