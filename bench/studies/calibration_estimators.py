@@ -180,7 +180,7 @@ def capped_median(e: np.ndarray, _src: np.ndarray) -> np.ndarray:
     its lift should move the median less than the mean."""
     x, winners = _centred(e), e.argmax(1)
     wins = np.bincount(winners, minlength=e.shape[1]).astype(np.float64)
-    w = cal._text_weights(winners, wins, float(len(e)), FIT)
+    w = cal.winner_weights(wins, float(len(e)), FIT)[winners]
     order = np.argsort(x, axis=0)
     median = np.empty(x.shape[1])
     for j in range(x.shape[1]):

@@ -12,21 +12,28 @@ The evidence is the value the service turns into scores (``core.scoring``), one 
 - NLI model: the entailment logit (single-label) or entailment minus contradiction (multi-label): two
   different quantities, so two records (the caller keys them apart).
 
-What is kept (``LabelStats``), per label set (the task: the same wordings scored together), per label:
+What is kept (``LabelStats``), per label set (the task: the same wordings scored together):
 
-- ``sums``: Σ d·w·x and ``squares``: Σ d·w·x², where x is the label's value minus the text's mean over the
-  set's labels (a per-text constant moves nothing, and removing it leaves only what differs between
-  labels, so the noise estimate for shrinkage is honest), w the text's weight (below), d its decay;
-- ``wins``: Σ d·[the label is the text's top label] (how often each label wins, before any correction);
-- ``plain``: Σ d·x (every text weighing 1: the plain mean's sums) and ``settled``: Σ d·[the label wins after
-  the capped correction] (the skew test, below);
+- ``by_winner``: per pair of labels (j, k), Σ d·x_k over the texts label j won, and ``by_winner_squares``:
+  Σ d·x_k², where x_k is label k's value minus the text's mean over the set's labels (a per-text constant moves
+  nothing, and removing it leaves only what differs between labels, so the noise estimate for shrinkage is
+  honest), d the text's decay; summed over the rows, the plain sums (every text weighing 1);
+- ``wins``: Σ d·[the label is the text's top label] (how often each label wins, before any correction) and
+  ``settled``: Σ d·[the label wins after the capped correction] (the skew test, below);
 
-and for the set: ``texts`` (texts seen, not decayed), ``total`` (Σ d) and ``weight`` (Σ d·w). Every field is
-a sum over texts, so replicas add their deltas (Redis HINCRBYFLOAT, ``increment_fields``). **Decay** is
-exponential in the number of texts, once the record has seen ``half_life`` texts: until then nothing fades (its
-texts weigh the same, the plain mean of what it has: forgetting part of a sample smaller than the memory only
-adds noise, and a 16-text half's decay tipped an answer that plain centring of the same texts did not), and from
-then on a text's weight halves every ``half_life`` texts (``age``: a text counts as if it came at the
+and for the set: ``texts`` (texts seen, not decayed) and ``total`` (Σ d). Every field is a sum over texts, so
+replicas add their deltas (Redis HINCRBYFLOAT, ``increment_fields``). A text's skew weight (below) depends only
+on the label it won, so it is applied when the offsets are read, from the wins of every text the record holds
+(``LabelStats.weighed``): the same texts give the same offsets in any order and in calls of any size. Weighed
+as each text came, from the wins before it, a small sample's first texts weighed by chance: the English sets'
+skewed samples of 10-15 texts answered up to 0.016 worse than the same texts weighed as a whole
+(docs/evaluation.md, "Order-free weights"). The price is a row of sums per winning label: 2K² numbers where there
+were 3K.
+
+**Decay** is exponential in the number of texts, once the record has seen ``half_life`` texts: until then nothing
+fades (its texts weigh the same, the plain mean of what it has: forgetting part of a sample smaller than the memory
+only adds noise, and a 16-text half's decay tipped an answer that plain centring of the same texts did not), and
+from then on a text's weight halves every ``half_life`` texts (``age``: a text counts as if it came at the
 ``half_life``-th text when it came before).
 
 **Skew** (one label common is not one label biased): a text's weight is capped by how often its top
@@ -65,9 +72,12 @@ learned as a biased one again, so the cap stays at 1.
 
 **Noise**: offsets estimated from few texts are noisy; each centred offset is shrunk towards 0 by an
 empirical-Bayes factor ``tau² / (tau² + v_i)`` (``v_i``: its sampling variance; ``tau²``: the spread of the
-offsets beyond that noise), so a small or bias-free sample corrects little, a large one fully. That is the
-capped estimate's; the plain mean the skew test picks is used as it is (the test picks it where the sample is
-balanced, whose bar is plain centring itself; shrunk, it stayed under that bar on small halves). Below
+offsets beyond that noise), so a small or bias-free sample corrects little, a large one fully; then each is
+held back by a quarter of its standard error (``held_back``, ``CalibrationConfig.hold_back``: on ten or fifteen
+texts over six labels one text of each rarer label sets offsets as large as their noise, which moved the answers
+of a model that needed no correction). That is the capped estimate's; the plain mean the skew test picks is
+used as it is (the test picks it where the sample is balanced, whose bar is plain centring itself; shrunk, it
+stayed under that bar on small halves). Below
 ``min_texts`` texts seen there is no correction at all (``offsets`` returns None: "uncalibrated"). Texts
 seen, not their decayed sum: the decayed sum only grows with them, and a user reading "texts: 50" in an
 answer should find it corrected at the number the setting names.
@@ -100,9 +110,12 @@ from service.core.ramp import ramp
 
 # Redis hash field names: one prefix character, a separator that no prefix contains, then the label
 _SEP = "|"
-_PER_LABEL = {"s": "sums", "q": "squares", "w": "wins", "p": "plain", "c": "settled"}
+_PER_LABEL = {"w": "wins", "c": "settled"}
+# b|<winner>|<label>, v|<winner>|<label>: the sums of the texts one label won (its position in the record), the
+# rows of labels that won any
+_BY_WINNER = {"b": "by_winner", "v": "by_winner_squares"}
 _MARGIN = "m"  # m|<bin>: a two-label record's texts per margin bin (core.calibration_mix), the bins it has
-_ARRAYS = (*_PER_LABEL.values(), "margins")  # every array a LabelStats sums
+_ARRAYS = (*_PER_LABEL.values(), *_BY_WINNER.values(), "margins")  # every array a LabelStats sums
 # the skew test needs this many texts per label: below it, chance moves ``skew_left`` across the whole test
 SKEW_TEST_TEXTS_PER_LABEL = 2.0
 # 2**exponent stays far below the float maximum (2**1024) for every field a text can add
@@ -124,6 +137,8 @@ class CalibrationConfig:
     # treating every ordinary frequent label as skew: what moves offsets is an absolute share
     cap: float = 1.0
     shrink: bool = True  # empirical-Bayes shrinkage of noisy offsets
+    # and then each offset held back by this many of its standard errors (``held_back``; with ``shrink`` only)
+    hold_back: float = 0.25
     cap_floor: float = 0.1
     # coverage guard: offsets scaled by min(1, coverage_slack * c)², c in [0, 1] how far the raw winners cover
     # the labels (1: each label wins at least 1/K of the texts; 0: one label wins all); math.inf: no guard
@@ -145,6 +160,8 @@ class CalibrationConfig:
             raise ValueError("min_texts must be >= 0")
         if not self.cap > 0:
             raise ValueError("cap must be positive (math.inf: no skew guard)")
+        if not self.hold_back >= 0:
+            raise ValueError("hold_back must be >= 0")
         if self.skew_test is not None and not 0 <= self.skew_test[0] < self.skew_test[1]:
             raise ValueError("skew_test must be (start, end) with 0 <= start < end")
         if self.mix is not None and not 0 <= self.mix[0] < self.mix[1] <= 0.5:
@@ -158,11 +175,10 @@ class LabelStats:
     labels: tuple[str, ...]
     texts: float = 0.0  # texts seen (not decayed)
     total: float = 0.0  # Σ d
-    weight: float = 0.0  # Σ d·w
-    sums: np.ndarray = field(default=None)  # type: ignore[assignment]
-    squares: np.ndarray = field(default=None)  # type: ignore[assignment]
+    # [winner, label]: Σ d·x and Σ d·x² over the texts each label won (by the raw evidence)
+    by_winner: np.ndarray = field(default=None)  # type: ignore[assignment]
+    by_winner_squares: np.ndarray = field(default=None)  # type: ignore[assignment]
     wins: np.ndarray = field(default=None)  # type: ignore[assignment]
-    plain: np.ndarray = field(default=None)  # type: ignore[assignment]  # Σ d·x, every text weighing 1
     settled: np.ndarray = field(default=None)  # type: ignore[assignment]  # Σ d·[wins after the capped correction]
     # two labels: Σ d per margin bin (core.calibration_mix.margin_counts); other label counts: empty
     margins: np.ndarray = field(default=None)  # type: ignore[assignment]
@@ -178,6 +194,13 @@ class LabelStats:
                 raise ValueError(f"{name} must have one value per label ({k}), got shape {value.shape}")
             value.setflags(write=False)
             object.__setattr__(self, name, value)
+        for name in _BY_WINNER.values():
+            value = getattr(self, name)
+            value = np.zeros((k, k)) if value is None else np.asarray(value, dtype=np.float64).copy()
+            if value.shape != (k, k):
+                raise ValueError(f"{name} must have one row per winning label ({k}, {k}), got shape {value.shape}")
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
         bins = (MARGIN_BINS if k == 2 else 0,)
         margins = np.zeros(bins) if self.margins is None else np.asarray(self.margins, dtype=np.float64).copy()
         if margins.shape != bins:
@@ -189,28 +212,37 @@ class LabelStats:
     def empty(cls, labels: Sequence[str]) -> LabelStats:
         return cls(tuple(labels))
 
+    @property
+    def plain(self) -> np.ndarray:
+        """Σ d·x per label, every text weighing 1 (the plain mean's sums)."""
+        return self.by_winner.sum(axis=0)
+
+    def weighed(self, config: CalibrationConfig) -> tuple[float, np.ndarray, np.ndarray]:
+        """(Σ d·w, Σ d·w·x, Σ d·w·x²): the sums with each text weighed by the skew weight of the label it won
+        (``winner_weights``), from the wins of every text the statistics hold."""
+        w = winner_weights(self.wins, self.total, config)
+        return float(w @ self.wins), w @ self.by_winner, w @ self.by_winner_squares
+
     def scaled(self, factor: float, texts: float | None = None) -> LabelStats:
         """Every decayed sum multiplied by ``factor`` (``texts`` kept, or replaced)."""
         per = {name: getattr(self, name) * factor for name in _ARRAYS}
         texts = self.texts if texts is None else texts
-        return LabelStats._of(self.labels, texts, self.total * factor, self.weight * factor, per)
+        return LabelStats._of(self.labels, texts, self.total * factor, per)
 
     def plus(self, other: LabelStats) -> LabelStats:
         """Every sum added, ``texts`` too (the statistics of both sets of texts, each as it is)."""
         if self.labels != other.labels:
             raise ValueError("statistics of different label sets (or label orders) do not add")
         per = {name: getattr(self, name) + getattr(other, name) for name in _ARRAYS}
-        return LabelStats._of(
-            self.labels, self.texts + other.texts, self.total + other.total, self.weight + other.weight, per
-        )
+        return LabelStats._of(self.labels, self.texts + other.texts, self.total + other.total, per)
 
     @classmethod
-    def _of(cls, labels: tuple[str, ...], texts: float, total: float, weight: float, per: dict) -> LabelStats:
+    def _of(cls, labels: tuple[str, ...], texts: float, total: float, per: dict) -> LabelStats:
         """The result of arithmetic on checked statistics: its arrays are new and of the right shape, so they
         are frozen as they are, without the constructor's checks and copies (a served text makes a few of
         these; the checks were most of its calibration's cost)."""
         out = object.__new__(cls)
-        for name, value in (("labels", labels), ("texts", texts), ("total", total), ("weight", weight)):
+        for name, value in (("labels", labels), ("texts", texts), ("total", total)):
             object.__setattr__(out, name, value)
         for name, value in per.items():
             value.setflags(write=False)
@@ -268,7 +300,7 @@ def job_offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray | No
 def balanced_offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray | None:
     """The correction before the two-label mixture (``core.calibration_mix``) moves it: the capped estimate,
     or the plain mean as far as the skew test picks it."""
-    if len(stats.labels) < 2 or stats.texts < config.min_texts or stats.total <= 0 or stats.weight <= 0:
+    if len(stats.labels) < 2 or stats.texts < config.min_texts or stats.total <= 0:
         return None
     out = capped_offsets(stats, config)
     share = capped_share(stats, config)
@@ -279,16 +311,20 @@ def balanced_offsets(stats: LabelStats, config: CalibrationConfig) -> np.ndarray
 
 
 def capped_offsets(stats: LabelStats, config: CalibrationConfig, shrunk: bool = True) -> np.ndarray:
-    """The capped estimate (weighted means, shrunk, times the coverage guard), whatever the texts seen;
-    zeros before any weight. ``shrunk=False``: not shrunk, whatever ``config.shrink`` says (the correction
-    the skew test reads its winners after: ``observe``)."""
-    if len(stats.labels) < 2 or stats.weight <= 0:
+    """The capped estimate (weighted means, shrunk and held back, times the coverage guard), whatever the texts
+    seen; zeros before any weight. ``shrunk=False``: neither shrunk nor held back, whatever ``config.shrink``
+    says (the correction the skew test reads its winners after: ``observe``)."""
+    weight, sums, squares = stats.weighed(config) if len(stats.labels) >= 2 else (0.0, None, None)
+    if weight <= 0:
         return np.zeros(len(stats.labels))
-    mean = stats.sums / stats.weight
+    mean = sums / weight
     # sampling variance of each label's mean, with the weight as the sample size: with weights <= 1 the
     # effective size (Σw)²/Σw² is at least Σw, so this over-states the noise, never under-states it
-    var = np.maximum(stats.squares / stats.weight - mean**2, 0.0) / stats.weight
-    return _centred_offsets(mean, var, config.shrink and shrunk) * coverage(stats.wins, config.coverage_slack)
+    var = np.maximum(squares / weight - mean**2, 0.0) / weight
+    out = _centred_offsets(mean, var, config.shrink and shrunk)
+    if config.shrink and shrunk:
+        out = held_back(out, var, config.hold_back)
+    return out * coverage(stats.wins, config.coverage_slack)
 
 
 def skew_left(settled: np.ndarray, texts: float) -> float:
@@ -345,12 +381,22 @@ def _centred_offsets(mean: np.ndarray, var: np.ndarray, shrink: bool) -> np.ndar
     return out
 
 
-def _text_weights(winners: np.ndarray, wins: np.ndarray, total: float, config: CalibrationConfig) -> np.ndarray:
-    """Per text: the skew weight (``_capped``) of its top label's share among the wins; 1 when nothing is
-    known yet."""
+def held_back(offsets: np.ndarray, var: np.ndarray, errors: float) -> np.ndarray:
+    """Each offset moved towards 0 by ``errors`` of its standard errors, no further than 0 (a soft threshold),
+    then centred again: an offset that one text of each rarer label sets is as large as its noise, and a
+    model that needs no correction gets little of it (docs/evaluation.md, "Order-free weights")."""
+    if errors <= 0:
+        return offsets
+    out = np.sign(offsets) * np.maximum(np.abs(offsets) - errors * np.sqrt(var), 0.0)
+    return out - out.mean()
+
+
+def winner_weights(wins: np.ndarray, total: float, config: CalibrationConfig) -> np.ndarray:
+    """Per label: the skew weight (``_capped``) of the texts it won, from its share of ``wins`` (of ``total``
+    texts); 1 when nothing is known yet or with no cap."""
     if math.isinf(config.cap) or total <= 0:
-        return np.ones(len(winners))
-    return _capped(wins[winners] / total, len(wins), config)
+        return np.ones(len(wins))
+    return _capped(np.asarray(wins) / total, len(wins), config)
 
 
 def _capped(share: np.ndarray, k: int, config: CalibrationConfig) -> np.ndarray:
@@ -367,23 +413,22 @@ def observe(
 ) -> LabelStats:
     """The delta statistics of the texts ``evidence`` ([texts, labels], in order), decayed to the last of
     them, for ``merge`` into ``reference`` (the statistics they follow: a replica's view of the shared
-    record plus what it has not flushed yet). A text's skew weight comes from how often its top label (by
-    the raw evidence) won among ``reference``'s texts and those before it, this one included.
+    record plus what it has not flushed yet). Each text's sums go to the row of its top label (by the raw
+    evidence): its skew weight is read from the whole record's wins when the offsets are (``winner_weights``),
+    so the same texts give the same statistics in any order and in calls of any size.
 
     Why the raw top label and not the corrected one: the correction learned from a skewed sample already
     pushes the common label down, so it stops winning and its share no longer looks skewed; iterating to
     that fixed point drifts back towards the plain mean on synthetic skew and measured worse on a skewed
-    job (docs/evaluation.md, "Calibration"). The raw winner also makes the weights
-    independent of the offsets, so a replica's delta does not depend on how stale its view of them is.
+    job (docs/evaluation.md, "Calibration"). The raw winner also makes the sums independent of the offsets, so
+    a replica's delta does not depend on how stale its view of them is.
     Only ``settled`` reads them: who wins after the (unshrunk) capped correction of ``reference`` and these texts
-    together (a text then counts its own correction, as in ``fit``; a run of many texts read against the
-    offsets before it would count raw winners for all of them). It decides how much of the plain mean to use,
-    which a slightly stale view moves little.
+    together (a text then counts its own correction, as in ``fit``). It decides how much of the plain mean to
+    use, which a slightly stale view moves little.
 
     ``keep``: per text, the share of its weight it keeps in every sum (``core.calibration_bursts``: a burst's
     texts weigh less); each still counts as seen (``texts``, the record's clock)."""
     x = np.asarray(evidence, dtype=np.float64)
-    centred = _centred_rows(x)
     n, k = x.shape
     if k != len(reference.labels):
         raise ValueError(f"evidence has {k} labels, the statistics {len(reference.labels)}")
@@ -391,16 +436,22 @@ def observe(
         return LabelStats.empty(reference.labels)
     # the record's age once each text is in (the reference's texts are the record's so far)
     ages = age(reference.texts + np.arange(1, n + 1, dtype=np.float64), config.half_life)
-    winners = np.argmax(x, axis=1)
     kept = np.ones(n) if keep is None else np.asarray(keep, dtype=np.float64)
-    w = _running_weights(winners, reference, ages, config, kept)
     d = 2.0 ** (ages - ages[-1]) * kept  # each text's decay once the last one is in
-    dw = d * w
-    wins = np.bincount(winners, weights=d, minlength=k)
-    stats = LabelStats(reference.labels, float(n), float(d.sum()), float(dw.sum()), dw @ centred, dw @ centred**2,
-                       wins, d @ centred, margins=_margins(x, d))  # fmt: skip
+    stats = _summed(reference.labels, x, d)
     after = capped_offsets(merge(reference, stats, config.half_life), config, shrunk=False)
     return replace(stats, settled=np.bincount(np.argmax(x - after, axis=1), weights=d, minlength=k))
+
+
+def _summed(labels: tuple[str, ...], x: np.ndarray, d: np.ndarray) -> LabelStats:
+    """The statistics of the texts ``x`` weighing ``d`` each (their decay, times what the burst guard keeps)."""
+    n, k = x.shape
+    centred = _centred_rows(x)
+    winners = np.argmax(x, axis=1)
+    rows = np.zeros((n, k))
+    rows[np.arange(n), winners] = d  # each text's weight in its winner's row
+    return LabelStats(labels, float(n), float(d.sum()), rows.T @ centred, rows.T @ centred**2,
+                      np.bincount(winners, weights=d, minlength=k), margins=_margins(x, d))  # fmt: skip
 
 
 def burst_weights(
@@ -418,28 +469,6 @@ def _margins(evidence: np.ndarray, weights: np.ndarray | None = None) -> np.ndar
     return margin_counts(evidence, weights) if evidence.shape[1] == 2 else None
 
 
-def _running_weights(
-    winners: np.ndarray, reference: LabelStats, ages: np.ndarray, config: CalibrationConfig, kept: np.ndarray
-) -> np.ndarray:
-    """Each text's skew weight (``_text_weights``) from its top label's share of the wins among
-    ``reference``'s texts, those before it and itself, each decayed to the record's age once it is in
-    (``ages``): a scalar pass (one label's count is brought up to date only when it wins again), not a vector
-    update per text."""
-    if math.isinf(config.cap):
-        return np.ones(len(winners))
-    start = float(age(reference.texts, config.half_life))
-    seen, then, total = reference.wins.tolist(), [start] * len(reference.wins), reference.total
-    share = np.empty(len(winners))
-    before = start
-    for t, (j, k, now) in enumerate(zip(winners.tolist(), kept.tolist(), ages.tolist())):
-        seen[j] = seen[j] * 2.0 ** (then[j] - now) + k
-        then[j] = now
-        total = total * 2.0 ** (before - now) + k
-        before = now
-        share[t] = seen[j] / total if total > 0 else 1.0
-    return _capped(share, len(reference.wins), config)
-
-
 def fit(evidence: np.ndarray, labels: Sequence[str], config: CalibrationConfig) -> LabelStats:
     """Statistics of a whole sample at once, no decay, every text weighed with the whole sample's win
     shares: a frozen calibration (``zsc calibrate FILE``)."""
@@ -450,21 +479,15 @@ def fit(evidence: np.ndarray, labels: Sequence[str], config: CalibrationConfig) 
 
 def fit_after(reference: LabelStats, evidence: np.ndarray, config: CalibrationConfig) -> LabelStats:
     """The statistics of a sample's texts taken as a whole (no order, no decay), to add (``plus``) to
-    ``reference``'s, the sample's parts summed before it: every text weighed with its top label's share of
-    the wins of both, ``settled`` read after the capped correction of both. A job's chunks ("calibration":
-    "job"), summed as they come on any replica: a job of one chunk is ``fit`` of its texts, and a later
-    chunk is weighed with everything before it and itself, not text by text from its first (a text counted
-    from a handful of wins weighs by chance: ``observe``'s order is for traffic, which has no end)."""
+    ``reference``'s, the sample's parts summed before it, ``settled`` read after the capped correction of both.
+    A job's chunks ("calibration": "job"), summed as they come on any replica: whatever the chunks and their
+    order, the job's statistics are ``fit`` of all its texts (the skew weights are read from the wins of all of
+    them, ``LabelStats.weighed``), but for ``settled``, which each chunk reads after the texts before it."""
     x = np.asarray(evidence, dtype=np.float64)
-    centred = _centred_rows(x)
     n, k = x.shape
     if k != len(reference.labels):
         raise ValueError(f"evidence has {k} labels, the statistics {len(reference.labels)}")
-    winners = np.argmax(x, axis=1)
-    wins = np.bincount(winners, minlength=k).astype(np.float64)
-    w = _text_weights(winners, reference.wins + wins, reference.total + n, config)
-    stats = LabelStats(reference.labels, float(n), float(n), float(w.sum()), w @ centred, w @ centred**2, wins,
-                       centred.sum(axis=0), margins=_margins(x))  # fmt: skip
+    stats = _summed(reference.labels, x, np.ones(n))
     after = capped_offsets(reference.plus(stats), config, shrunk=False)
     return replace(stats, settled=np.bincount(np.argmax(x - after, axis=1), minlength=k).astype(np.float64))
 
@@ -505,13 +528,19 @@ class Columns:
 
 # -- serialisation -----------------------------------------------------------------------------------
 def to_fields(stats: LabelStats, factor: float = 1.0) -> dict[str, float]:
-    """Flat ``{field: value}`` for a Redis hash: ``texts``, ``total``, ``weight``, per label ``s|label``,
-    ``q|label``, ``w|label``, ``p|label``, ``c|label`` and per margin bin with texts ``m|bin``; decayed sums
-    multiplied by ``factor`` (``texts`` never)."""
-    out = {"texts": float(stats.texts), "total": stats.total * factor, "weight": stats.weight * factor}
+    """Flat ``{field: value}`` for a Redis hash: ``texts``, ``total``, per label ``w|label`` and ``c|label``,
+    per winning label (its position j) and label ``b|j|label`` and ``v|j|label`` (the rows of labels that won
+    any text) and per margin bin with texts ``m|bin``; decayed sums multiplied by ``factor`` (``texts`` never)."""
+    out = {"texts": float(stats.texts), "total": stats.total * factor}
     for prefix, name in _PER_LABEL.items():
         for label, value in zip(stats.labels, getattr(stats, name)):
             out[f"{prefix}{_SEP}{label}"] = float(value) * factor
+    won = np.flatnonzero(stats.by_winner.any(axis=1) | stats.by_winner_squares.any(axis=1))
+    for prefix, name in _BY_WINNER.items():
+        rows = getattr(stats, name)
+        for j in won:
+            for label, value in zip(stats.labels, rows[j]):
+                out[f"{prefix}{_SEP}{j}{_SEP}{label}"] = float(value) * factor
     for b in np.flatnonzero(stats.margins):
         out[f"{_MARGIN}{_SEP}{b}"] = float(stats.margins[b]) * factor
     return out
@@ -532,6 +561,15 @@ def from_fields(labels: Sequence[str], fields: Mapping, factor: float = 1.0) -> 
         return float(value.decode() if isinstance(value, bytes) else value)
 
     per = {name: np.array([get(f"{p}{_SEP}{label}") for label in labels]) * factor for p, name in _PER_LABEL.items()}
+    k = len(labels)
+    column = {label: i for i, label in enumerate(labels)}
+    rows = {name: np.zeros((k, k)) for name in _BY_WINNER.values()}
+    for key in fields:  # one pass over the fields: a record holds only the rows of labels that won
+        prefix, _, rest = key.partition(_SEP)
+        j, sep, label = rest.partition(_SEP)
+        if prefix in _BY_WINNER and sep and j.isdigit() and int(j) < k and label in column:
+            rows[_BY_WINNER[prefix]][int(j), column[label]] = get(key) * factor
+    per.update(rows)
     if len(labels) == 2:
         margins = np.zeros(MARGIN_BINS)
         for name in fields:
@@ -539,7 +577,7 @@ def from_fields(labels: Sequence[str], fields: Mapping, factor: float = 1.0) -> 
             if prefix == _MARGIN and sep and b.isdigit() and int(b) < MARGIN_BINS:
                 margins[int(b)] = get(name) * factor
         per["margins"] = margins
-    return LabelStats(tuple(labels), get("texts"), get("total") * factor, get("weight") * factor, **per)
+    return LabelStats(tuple(labels), get("texts"), get("total") * factor, **per)
 
 
 # -- a shared record with increments only (Redis HINCRBYFLOAT) ----------------------------------------

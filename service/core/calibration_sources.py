@@ -18,7 +18,16 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from service.core.calibration import LabelStats, clock, decay_between, from_fields, growth, to_fields
+from service.core.calibration import (
+    CalibrationConfig,
+    LabelStats,
+    clock,
+    decay_between,
+    from_fields,
+    growth,
+    to_fields,
+    winner_weights,
+)
 
 SOURCE_SEP = "#"
 OTHERS = "~"  # the source of every text whose own source came after the record's bound on sources
@@ -46,27 +55,37 @@ def capped_factors(weights: Sequence[float], max_share: float) -> list[float]:
     return [float(min(1.0, level / x)) if x > 0 else 1.0 for x in w]
 
 
-def combined(per_source: Mapping[str, LabelStats], labels: Sequence[str], max_share: float) -> LabelStats:
-    """One record's statistics from its sources', each scaled to its capped share of the weight; ``texts`` is
-    every source's texts (what the record has seen)."""
+def combined(
+    per_source: Mapping[str, LabelStats], labels: Sequence[str], max_share: float, config: CalibrationConfig
+) -> LabelStats:
+    """One record's statistics from its sources', each scaled to its capped share of the weight (``weights``);
+    ``texts`` is every source's texts (what the record has seen)."""
     if not per_source:
         return LabelStats.empty(labels)
     if len(per_source) == 1:  # one source holds the whole weight, whatever the cap
         return next(iter(per_source.values()))
     names = list(per_source)
-    factors = capped_factors([per_source[n].weight for n in names], max_share)
+    factors = capped_factors(weights(per_source, config), max_share)
     out = LabelStats.empty(labels)
     for name, factor in zip(names, factors):
         out = out.plus(per_source[name].scaled(factor))  # texts unscaled: what the source sent
     return out
 
 
-def largest_share(per_source: Mapping[str, LabelStats]) -> float:
+def weights(per_source: Mapping[str, LabelStats], config: CalibrationConfig) -> list[float]:
+    """Each source's weight in the record: its texts, each weighed by the skew weight of the label it won in the
+    record's wins before any cap (``core.calibration.winner_weights``)."""
+    stats = list(per_source.values())
+    w = winner_weights(sum(s.wins for s in stats), sum(s.total for s in stats), config)
+    return [float(w @ s.wins) for s in stats]
+
+
+def largest_share(per_source: Mapping[str, LabelStats], config: CalibrationConfig) -> float:
     """The largest source's share of the record's weight before any cap (0 with none): what GET /label_sets
     and the metrics show."""
-    weights = [s.weight for s in per_source.values()]
-    total = sum(weights)
-    return max(weights) / total if total > 0 else 0.0
+    found = weights(per_source, config) if per_source else []
+    total = sum(found)
+    return max(found) / total if total > 0 else 0.0
 
 
 def texts_of(per_source: Mapping[str, LabelStats]) -> float:

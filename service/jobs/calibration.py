@@ -2,17 +2,15 @@
 
 The estimate pass scores each chunk's items that ask for it raw (``pipeline.calibration.JobCalibration``
 collects their wording evidence per group: model revision, space and label wording) and turns each group's
-texts into additive sums (``core.calibration.fit_after``: the chunk as a whole, each text weighed with its
-top label's share of the wins of the chunks summed before it and this one; two labels also count their
-margins per bin): ``sample_sums``. The store adds them up, once per chunk, in one hash; when every chunk is in,
-the answer pass reads it back (``fitted``): per group, the offsets (or None below ``ZSC_CALIBRATION_MIN_TEXTS``
-texts), on two labels moved towards the job's own mix where it is skewed (``core.calibration_mix``), and the
-texts behind them.
+texts into additive sums (``core.calibration.fit_after``: each label's sums per label that won the text, the
+skew weights applied when the offsets are read; two labels also count their margins per bin): ``sample_sums``.
+The store adds them up, once per chunk, in one hash; when every chunk is in, the answer pass reads it back
+(``fitted``): per group, the offsets (or None below ``ZSC_CALIBRATION_MIN_TEXTS`` texts), on two labels moved
+towards the job's own mix where it is skewed (``core.calibration_mix``), and the texts behind them.
 
-A job of one chunk is the fit over its whole sample; chunks run on any replica in any order, so in a longer
-job a text's weight depends a little on which chunks were summed before its own (such a streaming estimate
-answers nearly as the whole-sample fit does: docs/evaluation.md, "Label calibration"). A job's answers
-are not bit-for-bit reproducible across runs: a frozen calibration (``zsc calibrate``) is.
+Chunks run on any replica in any order, and the sums are the whole sample's fit whatever the chunks: only the
+skew test's count of winners after the correction (``settled``) reads the chunks summed before its own, so a
+job's answers are not bit-for-bit reproducible across runs: a frozen calibration (``zsc calibrate``) is.
 """
 
 from __future__ import annotations
@@ -36,7 +34,7 @@ def groups_of(sums: Mapping[str, float]) -> dict[str, LabelStats]:
             fields.setdefault(group, {})[field] = value
     out = {}
     for group, own in fields.items():
-        k = sum(1 for f in own if f.startswith("s|"))
+        k = sum(1 for f in own if f.startswith("w|"))
         out[group] = from_fields([str(j) for j in range(k)], own)
     return out
 
@@ -45,7 +43,7 @@ def sample_sums(
     calibration: JobCalibration, summed: Mapping[str, float], config: CalibrationConfig
 ) -> dict[str, float]:
     """A chunk's sample as sums to add to the job's (``summed``: what the store holds so far, the
-    reference for the skew weights)."""
+    correction the skew test reads this chunk's winners after)."""
     before = groups_of(summed)
     out: dict[str, float] = {}
     for group, rows in calibration.sample.items():

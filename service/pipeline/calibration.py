@@ -202,7 +202,7 @@ class TrafficRecord:
             "scope": self.scope,
             "texts": texts,
             "sources": len(sources),
-            "largest_share": round(largest_share(sources), 3),
+            "largest_share": round(largest_share(sources, self.config), 3),
             "held_back": sum(1 for d in self._bursts.values() if d.last_keep < 0.5),
         }
 
@@ -254,7 +254,7 @@ class TrafficRecord:
 
     def _folded_view(self) -> LabelStats:
         if self._view is None:
-            self._view = combined(self._folded_sources(), self.labels, self.max_share)
+            self._view = combined(self._folded_sources(), self.labels, self.max_share, self.config)
         return self._view
 
     def _changed(self) -> None:
@@ -337,7 +337,7 @@ class TrafficCalibration:
                 fields = await self.store.read([key])
         if not fields or not fields[0]:
             return 0, False
-        stats = combined(read_record(labels, fields[0], self.config.half_life), labels, self.max_share)
+        stats = combined(read_record(labels, fields[0], self.config.half_life), labels, self.max_share, self.config)
         return int(round(stats.texts)), offsets(stats, self.config) is not None
 
     def scopes(self, label_set: str | None = None, visible: Collection[str] | None = None) -> list[dict]:

@@ -1,8 +1,8 @@
 """Traffic calibration records shared by replicas through Redis (the cache's, ``ZSC_REDIS_URL``).
 
-One hash per record: ``<prefix>:cal:<scope>:<model revision>:<space>:<digest of the sorted wordings>``, fields
+One hash per record: ``<prefix>:cal2:<scope>:<model revision>:<space>:<digest of the sorted wordings>``, fields
 as ``core.calibration_sources`` names them (each source's behind its name). A scope keeps at most
-``ZSC_CALIBRATION_SCOPE_RECORDS`` records: a sorted set ``<prefix>:cal:<scope>:index`` holds its keys by last
+``ZSC_CALIBRATION_SCOPE_RECORDS`` records: a sorted set ``<prefix>:cal2:<scope>:index`` holds its keys by last
 write, and a write past the bound deletes the oldest. No writer reads before it writes: a flush adds its delta with
 ``HINCRBYFLOAT`` only, decay turned into growth (``increment_fields``: a text at position p weighs
 2 ** (age(p) - age(origin)), the reader divides by that of the record's own ``texts``), so replicas
@@ -28,6 +28,9 @@ from service.core.calibration_sources import increment_record, rebase_record, te
 from service.pipeline.cache import CircuitBreaker, short_timeout_client
 
 log = logging.getLogger("zsc.calibration")
+# the records' format in their keys: "cal2" keeps each label's sums per winning label (2026-12-05), where "cal"
+# kept them weighed as the texts came; a replica of either version reads and writes only its own format's
+KIND = "cal2"
 
 
 class CalibrationStoreUnavailable(Exception):
@@ -44,10 +47,10 @@ class CalibrationStore:
         self._client = short_timeout_client(url, timeout_s, max_connections=16)
 
     def key(self, scope: str, revision: str, space: str, digest: str) -> str:
-        return f"{self.prefix}:cal:{scope}:{revision}:{space}:{digest}"
+        return f"{self.prefix}:{KIND}:{scope}:{revision}:{space}:{digest}"
 
     def index(self, scope: str) -> str:
-        return f"{self.prefix}:cal:{scope}:index"
+        return f"{self.prefix}:{KIND}:{scope}:index"
 
     async def read(self, keys: Sequence[str]) -> list[dict] | None:
         """Each record's fields ({} for none), or None while the breaker skips Redis; raises

@@ -33,7 +33,7 @@ def synthetic(rng, n, bias, lift=2.0, noise=1.0, frequent=None, ratio=1.0):
     return x, truth
 
 
-EVERY_SUM = ("texts", "total", "weight", "sums", "squares", "wins", "plain", "settled")
+EVERY_SUM = ("texts", "total", "by_winner", "by_winner_squares", "wins", "plain", "settled")
 
 
 def assert_stats_close(a: cal.LabelStats, b: cal.LabelStats, rtol=1e-9, names=EVERY_SUM) -> None:
@@ -58,53 +58,71 @@ def test_chunks_merged_equal_one_pass_whatever_the_grouping(half_life):
     assert merged.settled.sum() == pytest.approx(merged.total)
 
 
-def test_a_text_weighs_by_its_winners_share_of_the_decayed_wins_before_it_and_itself():
-    """``observe`` over many texts against the definition written per text (a decayed count of each label's
-    wins, the text's own included; its weight min(1, max(cap * (1 - share) / (K - 1), cap_floor) / share), share
-    its winner's), across the record's first half-life: nothing fades until the 30th text, then every text
-    weighs 2 ** (-1 / 30) more than the one before."""
+def test_each_text_is_summed_in_its_winners_row_and_weighs_by_its_share_of_every_win_held():
+    """``observe``: a text's sums go to the row of its raw top label, decayed as the record ages (nothing fades
+    until the 30th text, then every text weighs 2 ** (-1 / 30) more than the one before); ``weighed`` applies
+    each row's skew weight, min(1, max(cap * (1 - share) / (K - 1), cap_floor) / share), share that label's
+    share of all the decayed wins the statistics hold, the texts before and after alike."""
     rng = np.random.default_rng(11)
     config = cal.CalibrationConfig(half_life=30.0, min_texts=0.0)
     before = cal.observe(cal.LabelStats.empty(LABELS), synthetic(rng, 25, np.zeros(len(LABELS)))[0], config)
     assert before.total == 25  # young: nothing faded
     x, _ = synthetic(rng, 60, np.zeros(len(LABELS)), frequent=2, ratio=6.0)
     step = [1.0 if n <= 30 else 2.0 ** (-1 / 30) for n in range(26, 86)]  # what the record keeps at text n
-    wins, total = before.wins.copy(), before.total
-    weights = []
-    for winner, q in zip(np.argmax(x, axis=1), step):
-        wins, total = wins * q, total * q + 1.0
-        wins[winner] += 1.0
-        share = wins[winner] / total
-        weights.append(min(1.0, max(config.cap * (1 - share) / (len(LABELS) - 1), config.cap_floor) / share))
     decay = np.array([np.prod(step[i + 1 :]) for i in range(len(x))])  # each text's, once the last one is in
     centred = x - x.mean(axis=1, keepdims=True)
+    winners = np.argmax(x, axis=1)
     delta = cal.observe(before, x, config)
-    assert min(weights) < 0.5  # the frequent class is down-weighted: the test is not of weights of 1
-    np.testing.assert_allclose(delta.sums, (decay * weights) @ centred, rtol=1e-9)
-    np.testing.assert_allclose(delta.weight, decay @ weights, rtol=1e-9)
+    for j in range(len(LABELS)):
+        mine = winners == j
+        np.testing.assert_allclose(delta.by_winner[j], decay[mine] @ centred[mine], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(delta.by_winner_squares[j], decay[mine] @ centred[mine] ** 2, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(delta.plain, decay @ centred, rtol=1e-9)
-    np.testing.assert_allclose(delta.wins, np.bincount(np.argmax(x, axis=1), decay, len(LABELS)), rtol=1e-9)
+    np.testing.assert_allclose(delta.wins, np.bincount(winners, decay, len(LABELS)), rtol=1e-9)
+    record = cal.merge(before, delta, config.half_life)
+    share = record.wins / record.total
+    w = np.minimum(1.0, np.maximum(config.cap * (1 - share) / (len(LABELS) - 1), config.cap_floor) / share)
+    assert w.min() < 0.5  # the frequent class is down-weighted: the test is not of weights of 1
+    weight, sums, squares = record.weighed(config)
+    assert weight == pytest.approx(w @ record.wins, rel=1e-9)
+    np.testing.assert_allclose(sums, w @ record.by_winner, rtol=1e-9)
+    np.testing.assert_allclose(squares, w @ record.by_winner_squares, rtol=1e-9)
 
 
-def test_a_jobs_chunks_are_each_weighed_as_a_whole_against_the_chunks_before():
-    """``fit_after``: one chunk is the whole sample's ``fit``; chunks summed one after the other keep every
-    order-free sum, and each text weighs by its winner's share of the wins of its chunk and those before."""
+def test_the_same_texts_give_the_same_offsets_in_any_order_and_calls_of_any_size():
+    """A skewed sample of 15 texts over six labels, one at a time, in reverse, in one call, in fours: the same
+    statistics (but ``settled``, read after the texts before) and the offsets of the whole sample's ``fit``."""
+    rng = np.random.default_rng(13)
+    x, _ = synthetic(rng, 15, np.linspace(-1, 1, len(LABELS)), frequent=1, ratio=10.0)
+    config = cal.CalibrationConfig(min_texts=10.0, skew_test=None)  # the service's, half-life included
+    whole = cal.fit(x, LABELS, config)
+    assert np.abs(cal.offsets(whole, config)).max() > 0.1  # a correction to compare, not zeros
+
+    def streamed(rows: np.ndarray, size: int) -> cal.LabelStats:
+        stats = cal.LabelStats.empty(LABELS)
+        for start in range(0, len(rows), size):
+            stats = cal.merge(stats, cal.observe(stats, rows[start : start + size], config), config.half_life)
+        return stats
+
+    for rows, size in ((x, 1), (x[::-1], 1), (x, 15), (x[rng.permutation(15)], 4)):
+        stats = streamed(rows, size)
+        assert_stats_close(stats, whole, names=EVERY_SUM[:-1])
+        np.testing.assert_allclose(cal.offsets(stats, config), cal.offsets(whole, config), atol=1e-9)
+
+
+def test_a_jobs_chunks_summed_are_the_whole_samples_fit():
+    """``fit_after``: one chunk is the whole sample's ``fit``; chunks summed one after the other are the whole
+    sample's sums (but ``settled``, read after the chunks before), so the job's offsets are the whole fit's."""
     rng = np.random.default_rng(12)
     x, _ = synthetic(rng, 120, np.linspace(-1, 1, len(LABELS)), frequent=1, ratio=8.0)
     whole = cal.fit(x, LABELS, NO_DECAY)
     assert_stats_close(cal.fit_after(cal.LabelStats.empty(LABELS), x, NO_DECAY), whole)
     summed = cal.LabelStats.empty(LABELS)
     for part in np.split(x, [50, 90]):
-        delta = cal.fit_after(summed, part, NO_DECAY)
-        winners = np.argmax(part, axis=1)
-        wins = summed.wins + np.bincount(winners, minlength=len(LABELS))
-        share = wins[winners] / wins.sum()
-        w = np.minimum(1.0, np.maximum((1 - share) / (len(LABELS) - 1), NO_DECAY.cap_floor) / share)
-        np.testing.assert_allclose(delta.sums, w @ (part - part.mean(axis=1, keepdims=True)), rtol=1e-9)
-        summed = summed.plus(delta)
-    assert_stats_close(summed, whole, names=("texts", "total", "wins", "plain"))
-    assert summed.weight < summed.total  # the frequent class is weighed down
-    np.testing.assert_allclose(cal.offsets(summed, NO_DECAY), cal.offsets(whole, NO_DECAY), atol=0.1)
+        summed = summed.plus(cal.fit_after(summed, part, NO_DECAY))
+    assert_stats_close(summed, whole, names=EVERY_SUM[:-1])
+    assert summed.weighed(NO_DECAY)[0] < summed.total  # the frequent class is weighed down
+    np.testing.assert_allclose(cal.offsets(summed, CAPPED), cal.offsets(whole, CAPPED), atol=1e-9)
 
 
 def test_merge_is_associative_so_replicas_fold_in_any_order():
@@ -123,9 +141,11 @@ def test_without_decay_and_skew_guard_the_statistics_are_plain_sums():
     config = cal.CalibrationConfig(half_life=math.inf, min_texts=0.0, cap=math.inf)
     stats = cal.observe(cal.LabelStats.empty(LABELS), x, config)
     centred = x - x.mean(axis=1, keepdims=True)
-    np.testing.assert_allclose(stats.sums, centred.sum(0))
-    np.testing.assert_allclose(stats.squares, (centred**2).sum(0))
-    assert stats.total == stats.weight == stats.texts == 40
+    weight, sums, squares = stats.weighed(config)
+    np.testing.assert_allclose(sums, centred.sum(0))
+    np.testing.assert_allclose(stats.plain, centred.sum(0))
+    np.testing.assert_allclose(squares, (centred**2).sum(0))
+    assert stats.total == weight == stats.texts == 40
     assert stats.wins.sum() == 40
 
 
@@ -133,14 +153,14 @@ def test_a_record_forgets_nothing_for_a_half_life_then_halves_every_half_life():
     config = cal.CalibrationConfig(half_life=10.0, min_texts=0.0, cap=math.inf)
     first = cal.observe(cal.LabelStats.empty(("a", "b")), np.array([[4.0, 0.0]]), config)
     young = cal.merge(first, cal.observe(first, np.zeros((9, 2)), config), config.half_life)
-    np.testing.assert_allclose(young.sums, [2.0, -2.0])  # the first text's +2 / -2, whole at the 10th text
+    np.testing.assert_allclose(young.plain, [2.0, -2.0])  # the first text's +2 / -2, whole at the 10th text
     assert young.texts == young.total == 10
     older = cal.merge(young, cal.observe(young, np.zeros((10, 2)), config), config.half_life)
-    np.testing.assert_allclose(older.sums, [1.0, -1.0])  # halved by the 20th
+    np.testing.assert_allclose(older.plain, [1.0, -1.0])  # halved by the 20th
     assert older.texts == 20
     assert older.total == pytest.approx(10 * 0.5 + sum(0.5 ** (j / 10) for j in range(10)))
-    np.testing.assert_allclose(cal.decayed(young, 20, 10.0).sums, young.sums / 4)
-    np.testing.assert_allclose(cal.decayed(first, 9, 10.0).sums, first.sums)
+    np.testing.assert_allclose(cal.decayed(young, 20, 10.0).by_winner, young.by_winner / 4)
+    np.testing.assert_allclose(cal.decayed(first, 9, 10.0).by_winner, first.by_winner)
 
 
 def test_decay_follows_a_drift():
@@ -303,9 +323,9 @@ def test_under_two_texts_per_label_the_capped_estimate_is_used_without_the_skew_
     """Ten texts over six labels, winners balanced after the correction: too few to tell a common class from
     a favoured label, so the capped estimate is used; from twelve texts the test is made."""
     settled = np.array([2.0, 2.0, 2.0, 2.0, 1.0, 1.0])
-    stats = replace(cal.LabelStats.empty(LABELS), texts=10.0, total=10.0, weight=10.0, settled=settled)
+    stats = replace(cal.LabelStats.empty(LABELS), texts=10.0, total=10.0, settled=settled)
     assert cal.capped_share(stats, NO_DECAY) == 1.0
-    more = replace(stats, texts=12.0, total=12.0, weight=12.0, settled=settled + np.array([0, 0, 0, 0, 1, 1]))
+    more = replace(stats, texts=12.0, total=12.0, settled=settled + np.array([0, 0, 0, 0, 1, 1]))
     assert cal.capped_share(more, NO_DECAY) == 0.0
 
 
@@ -373,7 +393,8 @@ def test_hash_fields_round_trip_and_a_new_label_starts_at_zero():
     assert_stats_close(cal.from_fields(stats.labels, fields), stats, rtol=0)
     assert_stats_close(cal.read_fields(stats.labels, fields, math.inf), stats, rtol=0)
     grown = cal.from_fields((*stats.labels, "new"), fields)
-    assert grown.sums[-1] == grown.squares[-1] == grown.wins[-1] == 0.0
+    assert grown.wins[-1] == grown.settled[-1] == 0.0
+    assert not grown.by_winner[:, -1].any() and not grown.by_winner_squares[:, -1].any()
 
 
 class FakeHash(dict):
@@ -489,3 +510,18 @@ def test_the_adaptive_blend_is_the_maths_by_hand(multi_label):
     plain = Task(task.texts, task.hypotheses, multi_label, examples=examples, example_rule="blend",
                  example_weight=0.3)  # fmt: skip
     assert label_side(plain, rows[1:]).wording_offsets is None
+
+
+def test_held_back_moves_each_offset_towards_zero_by_its_errors_and_no_further():
+    offsets = np.array([0.6, -0.1, -0.5])
+    var = np.array([0.16, 0.16, 0.04])  # standard errors 0.4, 0.4, 0.2
+    out = cal.held_back(offsets, var, 0.5)  # by 0.2, 0.2, 0.1: 0.4, 0 (not past it), -0.4, then centred
+    np.testing.assert_allclose(out, [0.4, 0.0, -0.4], atol=1e-12)
+    np.testing.assert_allclose(cal.held_back(np.array([0.3, -0.3]), np.array([1.0, 1.0]), 1.0), [0.0, 0.0])
+    assert cal.held_back(offsets, var, 0.0) is offsets
+    stats = cal.fit(synthetic(np.random.default_rng(16), 30, np.linspace(-1, 1, len(LABELS)))[0], LABELS, CAPPED)
+    shrunk = cal.capped_offsets(stats, replace(CAPPED, hold_back=0.0))
+    held = cal.capped_offsets(stats, CAPPED)
+    assert 0 < np.abs(held).sum() < np.abs(shrunk).sum()  # the service's hold-back is on
+    with pytest.raises(ValueError, match="hold_back"):
+        cal.CalibrationConfig(hold_back=-1.0)

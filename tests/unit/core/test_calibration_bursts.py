@@ -49,7 +49,7 @@ def test_held_back_texts_count_as_seen_and_add_nothing_else():
     x = rng.normal(0, 1, (16, 2))
     delta = cal.observe(cal.LabelStats.empty(("0", "1")), x, config, np.zeros(16))
     assert delta.texts == 16
-    assert delta.total == 0 and delta.weight == 0 and not delta.sums.any() and not delta.wins.any()
+    assert delta.total == 0 and not delta.by_winner.any() and not delta.by_winner_squares.any() and not delta.wins.any()
     half = cal.observe(cal.LabelStats.empty(("0", "1")), x, config, np.full(16, 0.5))
     full = cal.observe(cal.LabelStats.empty(("0", "1")), x, config)
     assert half.plain == pytest.approx(full.plain / 2)
