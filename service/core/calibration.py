@@ -112,7 +112,8 @@ from service.core.ramp import ramp
 _SEP = "|"
 _PER_LABEL = {"w": "wins", "c": "settled"}
 # b|<winner>|<label>, v|<winner>|<label>: the sums of the texts one label won (its position in the record), the
-# rows of labels that won any
+# rows of labels that won any; or packed (``rows=True``) b|<winner> and v|<winner>: the row in one field, the
+# record's labels in order, comma-separated (``pack_row``)
 _BY_WINNER = {"b": "by_winner", "v": "by_winner_squares"}
 _MARGIN = "m"  # m|<bin>: a two-label record's texts per margin bin (core.calibration_mix), the bins it has
 _ARRAYS = (*_PER_LABEL.values(), *_BY_WINNER.values(), "margins")  # every array a LabelStats sums
@@ -527,23 +528,51 @@ class Columns:
 
 
 # -- serialisation -----------------------------------------------------------------------------------
-def to_fields(stats: LabelStats, factor: float = 1.0) -> dict[str, float]:
+def to_fields(stats: LabelStats, factor: float = 1.0, rows: bool = False) -> dict[str, float | str]:
     """Flat ``{field: value}`` for a Redis hash: ``texts``, ``total``, per label ``w|label`` and ``c|label``,
     per winning label (its position j) and label ``b|j|label`` and ``v|j|label`` (the rows of labels that won
-    any text) and per margin bin with texts ``m|bin``; decayed sums multiplied by ``factor`` (``texts`` never)."""
-    out = {"texts": float(stats.texts), "total": stats.total * factor}
+    any text; ``rows``: each row packed in one field, ``b|j`` and ``v|j``, added by ``add_field``) and per margin
+    bin with texts ``m|bin``; decayed sums multiplied by ``factor`` (``texts`` never)."""
+    out: dict[str, float | str] = {"texts": float(stats.texts), "total": stats.total * factor}
     for prefix, name in _PER_LABEL.items():
         for label, value in zip(stats.labels, getattr(stats, name)):
             out[f"{prefix}{_SEP}{label}"] = float(value) * factor
     won = np.flatnonzero(stats.by_winner.any(axis=1) | stats.by_winner_squares.any(axis=1))
     for prefix, name in _BY_WINNER.items():
-        rows = getattr(stats, name)
+        values = getattr(stats, name)
         for j in won:
-            for label, value in zip(stats.labels, rows[j]):
+            if rows:
+                out[f"{prefix}{_SEP}{j}"] = pack_row(values[j] * factor)
+                continue
+            for label, value in zip(stats.labels, values[j]):
                 out[f"{prefix}{_SEP}{j}{_SEP}{label}"] = float(value) * factor
     for b in np.flatnonzero(stats.margins):
         out[f"{_MARGIN}{_SEP}{b}"] = float(stats.margins[b]) * factor
     return out
+
+
+def pack_row(values: np.ndarray) -> str:
+    """One row of sums as one field: each value as Python writes a float (it reads back exactly), comma-separated.
+    Text, not bytes, so that a Lua script adds two rows (``calibration_store``) and any Redis client reads them."""
+    return ",".join(repr(float(v)) for v in values)
+
+
+def unpack_row(value: str | bytes, k: int) -> np.ndarray | None:
+    """A packed row of ``k`` sums; None for a row of another length (written for other labels)."""
+    text = value.decode() if isinstance(value, bytes) else str(value)
+    found = np.array(text.split(","), dtype=np.float64) if text else np.zeros(0)
+    return found if found.shape == (k,) else None
+
+
+def add_field(current: float | str | bytes | None, delta: float | str) -> float | str:
+    """A hash field plus an increment, as a shared record adds them: a number's sum (HINCRBYFLOAT), a packed row's
+    element by element (``calibration_store``'s script does the same; a missing field is 0)."""
+    if isinstance(delta, str):
+        if current is None:
+            return delta
+        old = unpack_row(current, delta.count(",") + 1)
+        return delta if old is None else pack_row(old + np.array(delta.split(","), dtype=np.float64))
+    return float(current or 0.0) + float(delta)
 
 
 def _plain(fields: Mapping) -> dict[str, float | str | bytes]:
@@ -564,10 +593,16 @@ def from_fields(labels: Sequence[str], fields: Mapping, factor: float = 1.0) -> 
     k = len(labels)
     column = {label: i for i, label in enumerate(labels)}
     rows = {name: np.zeros((k, k)) for name in _BY_WINNER.values()}
-    for key in fields:  # one pass over the fields: a record holds only the rows of labels that won
+    for key, value in fields.items():  # one pass over the fields: a record holds only the rows of labels that won
         prefix, _, rest = key.partition(_SEP)
         j, sep, label = rest.partition(_SEP)
-        if prefix in _BY_WINNER and sep and j.isdigit() and int(j) < k and label in column:
+        if prefix not in _BY_WINNER or not j.isdigit() or int(j) >= k:
+            continue
+        if not sep:  # a packed row
+            row = unpack_row(value, k)
+            if row is not None:
+                rows[_BY_WINNER[prefix]][int(j)] = row * factor
+        elif label in column:
             rows[_BY_WINNER[prefix]][int(j), column[label]] = get(key) * factor
     per.update(rows)
     if len(labels) == 2:

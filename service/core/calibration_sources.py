@@ -108,9 +108,10 @@ def merged(
     return out
 
 
-def source_fields(source: str, stats: LabelStats, factor: float = 1.0) -> dict[str, float]:
-    """A source's fields for a record's hash (``texts`` undecayed: what it sent)."""
-    return {f"{source}{SOURCE_SEP}{k}": v for k, v in to_fields(stats, factor).items()}
+def source_fields(source: str, stats: LabelStats, factor: float = 1.0) -> dict[str, float | str]:
+    """A source's fields for a record's hash (``texts`` undecayed: what it sent), each row of sums packed in one
+    field (``core.calibration.pack_row``: a record re-read every second holds 2K fields a source, not 2K²)."""
+    return {f"{source}{SOURCE_SEP}{k}": v for k, v in to_fields(stats, factor, rows=True).items()}
 
 
 def split_fields(fields: Mapping) -> tuple[dict[str, float | str | bytes], dict[str, dict[str, float | str | bytes]]]:
@@ -143,10 +144,11 @@ def read_record(labels: Sequence[str], fields: Mapping, half_life: float) -> dic
 
 
 def increment_record(delta: Mapping[str, LabelStats], position: float, origin: float, half_life: float) -> dict:
-    """What to HINCRBYFLOAT into a record for a delta per source (its ``texts`` counted already: ``position``
-    is the record's ``texts`` after it)."""
+    """What to add into a record for a delta per source (its ``texts`` counted already: ``position`` is the
+    record's ``texts`` after it): numbers to HINCRBYFLOAT, packed rows to add element by element
+    (``core.calibration.add_field``)."""
     grown = growth(position, origin, half_life)
-    out: dict[str, float] = {}
+    out: dict[str, float | str] = {}
     for source, stats in delta.items():
         fields = source_fields(source, stats, grown)
         fields[f"{source}{SOURCE_SEP}texts"] = float(stats.texts)
@@ -154,11 +156,11 @@ def increment_record(delta: Mapping[str, LabelStats], position: float, origin: f
     return out
 
 
-def rebase_record(labels: Sequence[str], fields: Mapping, half_life: float) -> dict[str, float]:
+def rebase_record(labels: Sequence[str], fields: Mapping, half_life: float) -> dict[str, float | str]:
     """The same record on a smaller scale: ``origin`` moved to its ``texts``."""
     own, _ = split_fields(fields)
     texts, _ = clock(own)
-    out: dict[str, float] = {"texts": texts, "origin": texts}
+    out: dict[str, float | str] = {"texts": texts, "origin": texts}
     for source, stats in read_record(labels, fields, half_life).items():
         out.update(source_fields(source, stats))
     return out

@@ -4,9 +4,10 @@ One hash per record: ``<prefix>:cal2:<scope>:<model revision>:<space>:<digest of
 as ``core.calibration_sources`` names them (each source's behind its name). A scope keeps at most
 ``ZSC_CALIBRATION_SCOPE_RECORDS`` records: a sorted set ``<prefix>:cal2:<scope>:index`` holds its keys by last
 write, and a write past the bound deletes the oldest. No writer reads before it writes: a flush adds its delta with
-``HINCRBYFLOAT`` only, decay turned into growth (``increment_fields``: a text at position p weighs
-2 ** (age(p) - age(origin)), the reader divides by that of the record's own ``texts``), so replicas
-never overwrite each other. Every write renews the key's lifetime (``ZSC_CALIBRATION_TTL_S``): a record no
+increments only (``HINCRBYFLOAT`` for a number; a row of sums packed in one field, ``core.calibration.pack_row``,
+is added element by element by a Lua script, as atomic), decay turned into growth (``increment_fields``: a text
+at position p weighs 2 ** (age(p) - age(origin)), the reader divides by that of the record's own ``texts``), so
+replicas never overwrite each other. Every write renews the key's lifetime (``ZSC_CALIBRATION_TTL_S``): a record no
 one uses is gone after it, and Redis's memory stays bounded. Once in every few hundred half-lives a record
 is rewritten on a smaller scale (``rebase_fields``), in a transaction that fails if anyone wrote meanwhile
 (the next flush tries again).
@@ -31,6 +32,27 @@ log = logging.getLogger("zsc.calibration")
 # the records' format in their keys: "cal2" keeps each label's sums per winning label (2026-12-05), where "cal"
 # kept them weighed as the texts came; a replica of either version reads and writes only its own format's
 KIND = "cal2"
+# KEYS[1] the record; ARGV[1] how many numbers, then (field, increment) for each, then (field, packed row) for
+# each row: a row missing is the row, else the sum element by element (%.17g reads back as the same double)
+_ADD = """
+local numbers = tonumber(ARGV[1])
+for i = 2, 2 * numbers, 2 do redis.call('HINCRBYFLOAT', KEYS[1], ARGV[i], ARGV[i + 1]) end
+for i = 2 * numbers + 2, #ARGV, 2 do
+  local old = redis.call('HGET', KEYS[1], ARGV[i])
+  if not old then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  else
+    local before = {}
+    for v in string.gmatch(old, '[^,]+') do before[#before + 1] = tonumber(v) end
+    local sums = {}
+    for v in string.gmatch(ARGV[i + 1], '[^,]+') do
+      sums[#sums + 1] = string.format('%.17g', (before[#sums + 1] or 0) + tonumber(v))
+    end
+    redis.call('HSET', KEYS[1], ARGV[i], table.concat(sums, ','))
+  end
+end
+return numbers
+"""
 
 
 class CalibrationStoreUnavailable(Exception):
@@ -45,6 +67,7 @@ class CalibrationStore:
         self.ttl_s = ttl_s
         self.breaker = CircuitBreaker("calibration redis")
         self._client = short_timeout_client(url, timeout_s, max_connections=16)
+        self._add = self._client.register_script(_ADD)
 
     def key(self, scope: str, revision: str, space: str, digest: str) -> str:
         return f"{self.prefix}:{KIND}:{scope}:{revision}:{space}:{digest}"
@@ -80,10 +103,11 @@ class CalibrationStore:
                 pipe.hget(key, "origin")
                 position, origin = await pipe.execute()
             fields = increment_record(delta, float(position), float(origin or 0.0), half_life)
+            numbers = [(name, repr(float(value))) for name, value in fields.items() if not isinstance(value, str)]
+            rows = [(name, value) for name, value in fields.items() if isinstance(value, str)]
+            await self._add(keys=[key], args=[len(numbers), *(x for pair in (*numbers, *rows) for x in pair)])
             index = self.index(scope)
             async with self._client.pipeline(transaction=False) as pipe:
-                for name, value in fields.items():
-                    pipe.hincrbyfloat(key, name, value)
                 pipe.expire(key, self.ttl_s)
                 pipe.zadd(index, {key: time.time()})
                 pipe.expire(index, self.ttl_s)

@@ -61,3 +61,29 @@ def test_one_label_winning_everything_is_not_trusted():
     assert cal.coverage(np.array([70.0, 30.0]), 2.0) == 1.0  # a model's own bias keeps the correction
     assert cal.coverage(np.array([100.0, 0.0]), 2.0) == 0.0
     assert 0.0 < cal.coverage(np.array([95.0, 5.0]), 2.0) < 0.5
+
+
+def test_packed_rows_add_element_by_element_as_the_statistics_merge():
+    """A record's hash with each row of sums in one field: two replicas' deltas added field by field (numbers
+    summed, rows element by element, as the store's script does) read back as the merged statistics; a source's
+    hash holds 2K fields of rows, not 2K²."""
+    labels = tuple(f"label {i}" for i in range(7))
+    config = cal.CalibrationConfig(half_life=math.inf, min_texts=0.0)
+    rng = np.random.default_rng(4)
+    a, b = (cal.fit(rng.normal(size=(n, len(labels))), labels, config) for n in (40, 25))
+    record: dict = {}
+    position = 0.0
+    for delta in (a, b):
+        position += delta.texts
+        record["texts"] = position
+        for name, value in src.increment_record({"x": delta}, position, 0.0, math.inf).items():
+            record[name] = cal.add_field(record.get(name), value)
+    back = src.read_record(labels, {k.encode(): str(v).encode() for k, v in record.items()}, math.inf)["x"]
+    whole = a.plus(b)
+    for name in ("by_winner", "by_winner_squares", "wins", "settled"):
+        np.testing.assert_allclose(getattr(back, name), getattr(whole, name), rtol=1e-12, err_msg=name)
+    assert back.texts == whole.texts == 65 and back.total == pytest.approx(whole.total)
+    rows = [k for k in record if k.startswith("x#b|") or k.startswith("x#v|")]
+    assert len(rows) == 2 * int(whole.wins.astype(bool).sum()) and all("," in record[k] for k in rows)
+    assert cal.unpack_row(cal.pack_row(np.array([0.1, -2.5e-300, 3.0])), 3).tolist() == [0.1, -2.5e-300, 3.0]
+    assert cal.unpack_row("1.0,2.0", 3) is None  # a row written for other labels is not read as this one's
