@@ -315,7 +315,9 @@ def capped_offsets(stats: LabelStats, config: CalibrationConfig, shrunk: bool = 
     """The capped estimate (weighted means, shrunk and held back, times the coverage guard), whatever the texts
     seen; zeros before any weight. ``shrunk=False``: neither shrunk nor held back, whatever ``config.shrink``
     says (the correction the skew test reads its winners after: ``observe``)."""
-    weight, sums, squares = stats.weighed(config) if len(stats.labels) >= 2 else (0.0, None, None)
+    if len(stats.labels) < 2:
+        return np.zeros(len(stats.labels))
+    weight, sums, squares = stats.weighed(config)
     if weight <= 0:
         return np.zeros(len(stats.labels))
     mean = sums / weight
@@ -531,7 +533,7 @@ class Columns:
 def to_fields(stats: LabelStats, factor: float = 1.0, rows: bool = False) -> dict[str, float | str]:
     """Flat ``{field: value}`` for a Redis hash: ``texts``, ``total``, per label ``w|label`` and ``c|label``,
     per winning label (its position j) and label ``b|j|label`` and ``v|j|label`` (the rows of labels that won
-    any text; ``rows``: each row packed in one field, ``b|j`` and ``v|j``, added by ``add_field``) and per margin
+    any text; ``rows``: each row packed in one field, ``b|j`` and ``v|j``, added by the store's script) and per margin
     bin with texts ``m|bin``; decayed sums multiplied by ``factor`` (``texts`` never)."""
     out: dict[str, float | str] = {"texts": float(stats.texts), "total": stats.total * factor}
     for prefix, name in _PER_LABEL.items():
@@ -562,17 +564,6 @@ def unpack_row(value: str | bytes, k: int) -> np.ndarray | None:
     text = value.decode() if isinstance(value, bytes) else str(value)
     found = np.array(text.split(","), dtype=np.float64) if text else np.zeros(0)
     return found if found.shape == (k,) else None
-
-
-def add_field(current: float | str | bytes | None, delta: float | str) -> float | str:
-    """A hash field plus an increment, as a shared record adds them: a number's sum (HINCRBYFLOAT), a packed row's
-    element by element (``calibration_store``'s script does the same; a missing field is 0)."""
-    if isinstance(delta, str):
-        if current is None:
-            return delta
-        old = unpack_row(current, delta.count(",") + 1)
-        return delta if old is None else pack_row(old + np.array(delta.split(","), dtype=np.float64))
-    return float(current or 0.0) + float(delta)
 
 
 def _plain(fields: Mapping) -> dict[str, float | str | bytes]:

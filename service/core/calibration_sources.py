@@ -146,7 +146,7 @@ def read_record(labels: Sequence[str], fields: Mapping, half_life: float) -> dic
 def increment_record(delta: Mapping[str, LabelStats], position: float, origin: float, half_life: float) -> dict:
     """What to add into a record for a delta per source (its ``texts`` counted already: ``position`` is the
     record's ``texts`` after it): numbers to HINCRBYFLOAT, packed rows to add element by element
-    (``core.calibration.add_field``)."""
+    (``pipeline.calibration_store``'s script)."""
     grown = growth(position, origin, half_life)
     out: dict[str, float | str] = {}
     for source, stats in delta.items():

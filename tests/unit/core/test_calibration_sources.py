@@ -63,6 +63,16 @@ def test_one_label_winning_everything_is_not_trusted():
     assert 0.0 < cal.coverage(np.array([95.0, 5.0]), 2.0) < 0.5
 
 
+def add_field(current, delta):
+    """A hash field plus an increment as the store's script adds them: numbers summed, packed rows element by
+    element, a missing field 0."""
+    if not isinstance(delta, str):
+        return float(current or 0.0) + float(delta)
+    if current is None:
+        return delta
+    return cal.pack_row(cal.unpack_row(current, delta.count(",") + 1) + cal.unpack_row(delta, delta.count(",") + 1))
+
+
 def test_packed_rows_add_element_by_element_as_the_statistics_merge():
     """A record's hash with each row of sums in one field: two replicas' deltas added field by field (numbers
     summed, rows element by element, as the store's script does) read back as the merged statistics; a source's
@@ -77,7 +87,7 @@ def test_packed_rows_add_element_by_element_as_the_statistics_merge():
         position += delta.texts
         record["texts"] = position
         for name, value in src.increment_record({"x": delta}, position, 0.0, math.inf).items():
-            record[name] = cal.add_field(record.get(name), value)
+            record[name] = add_field(record.get(name), value)
     back = src.read_record(labels, {k.encode(): str(v).encode() for k, v in record.items()}, math.inf)["x"]
     whole = a.plus(b)
     for name in ("by_winner", "by_winner_squares", "wins", "settled"):
